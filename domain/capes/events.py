@@ -1,0 +1,350 @@
+"""Events of the edition ``capes``: past tense, frozen, self-contained.
+
+An event records what happened, with every value the rules needed (dice values, costs, who got
+what), so ``evolve`` only folds and a replay never re-decides or re-rolls anything. The
+application wraps each event in an envelope with the acting seat, the time and the narration
+(R-SRV-1); those are not repeated here.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from .model import Ability, ConflictKind, DriveName, DriveSlot, OverdrawnDrive, Phase, Stake
+
+
+class Event(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
+    """Base of the edition's events; the tag is the class name."""
+
+
+# -- table (R-TABLE-*) ----------------------------------------------------------------------
+
+
+class CampaignCreated(Event, tag=True):
+    name: str
+    edition: str
+    rules_version: str
+    starting_tokens: int = 0
+
+
+class PlayerSeated(Event, tag=True):
+    seat: int
+    name: str
+    tokens: int
+
+
+class CampaignClosed(Event, tag=True):
+    pass
+
+
+# -- characters (R-CHAR-*) ------------------------------------------------------------------
+
+
+class CharacterCreated(Event, tag=True):
+    character: int
+    name: str
+    abilities: tuple[Ability, ...]
+    drives: tuple[DriveSlot, ...]
+    created_by: int
+    method: Literal["freeform", "click-and-lock"] = "freeform"
+
+
+class ExemplarLinked(Event, tag=True):
+    character: int
+    exemplar: int
+    drive: DriveName
+
+
+# -- scenes (R-SCENE-*) ---------------------------------------------------------------------
+
+
+class FramingPassed(Event, tag=True):
+    seat: int
+    to: int
+
+
+class SceneFramed(Event, tag=True):
+    scene: int
+    framer: int
+    text: str = ""
+
+
+class CharacterChosen(Event, tag=True):
+    seat: int
+    character: int
+    cost: int
+
+
+class SceneEnded(Event, tag=True):
+    scene: int
+    next_framer: int
+
+
+# -- pages (R-PAGE-*) -----------------------------------------------------------------------
+
+
+class PageStarted(Event, tag=True):
+    scene: int
+    page: int
+    starter: int
+    overdrawn: tuple[OverdrawnDrive, ...] = ()
+
+
+class OverdrawnDieRolled(Event, tag=True):
+    character: int
+    drive: DriveName
+    conflict: int
+    die: int
+    before: int
+    rolled: int
+    kept: bool
+
+
+class PhaseBegan(Event, tag=True):
+    phase: Phase
+    #: The seat whose move it is first in the new phase, if the phase takes moves in order.
+    seat: int | None = None
+
+
+class ClaimTurnPassed(Event, tag=True):
+    """The seat finished its go in the claiming phase; ``idle``: it did nothing in it."""
+
+    seat: int
+    idle: bool
+    to: int
+
+
+class ClaimMade(Event, tag=True):
+    seat: int
+    conflict: int
+    side: int
+    cost: int
+
+
+class PageEnded(Event, tag=True):
+    scene: int
+    page: int
+
+
+# -- conflicts (R-CONF-*) -------------------------------------------------------------------
+
+
+class ConflictCreated(Event, tag=True):
+    conflict: int
+    kind: ConflictKind
+    text: str
+    creator: int
+    sides: tuple[str, ...]
+    names: tuple[int, ...] = ()
+    cost: int = 0
+    #: The exemplar pair whose Free Conflict this is (R-CHAR-6), if any.
+    free_for: tuple[int, int] | None = None
+
+
+class ConflictVetoed(Event, tag=True):
+    conflict: int
+    seat: int
+
+
+class CharacterAllied(Event, tag=True):
+    character: int
+    conflict: int
+    side: int
+
+
+# -- turns (R-TURN-1, R-PAGE-6) -------------------------------------------------------------
+
+
+class TurnStarted(Event, tag=True):
+    seat: int
+    character: int
+    bought: bool = False
+    cost: int = 0
+
+
+class TurnEnded(Event, tag=True):
+    seat: int
+
+
+class TurnPassed(Event, tag=True):
+    seat: int
+    to: int
+
+
+# -- abilities and rolls (R-ABIL-*, R-ROLL-*, R-REACT-1) ------------------------------------
+
+
+class AbilityUsed(Event, tag=True):
+    character: int
+    ability: str
+    rating: int
+    super: bool
+    reaction: bool = False
+
+
+class DebtGained(Event, tag=True):
+    character: int
+    drive: DriveName
+    amount: int = 1
+
+
+class AbilityBlocked(Event, tag=True):
+    character: int
+    ability: str
+
+
+class DieRolled(Event, tag=True):
+    conflict: int
+    die: int
+    before: int
+    rolled: int
+    character: int
+    seat: int
+    reaction: bool = False
+
+
+class RollAccepted(Event, tag=True):
+    conflict: int
+    die: int
+    value: int
+
+
+class RollRejected(Event, tag=True):
+    conflict: int
+    die: int
+    value: int
+
+
+class ReactionsOpened(Event, tag=True):
+    conflict: int
+    die: int
+    order: tuple[int, ...]
+
+
+class ReactionPassed(Event, tag=True):
+    seat: int
+
+
+class ReactionsClosed(Event, tag=True):
+    conflict: int
+    die: int
+
+
+class AndThenRequired(Event, tag=True):
+    conflict: int
+    side: int
+    seats: tuple[int, ...]
+
+
+class Narrated(Event, tag=True):
+    seat: int
+    text: str
+    and_then: bool = False
+
+
+# -- staking, splitting, schisms (R-STAKE-*, R-SPLIT-1, R-SCHISM-1) -------------------------
+
+
+class DebtStaked(Event, tag=True):
+    character: int
+    drive: DriveName
+    conflict: int
+    die: int
+    amount: int
+
+
+class DieSplit(Event, tag=True):
+    conflict: int
+    die: int
+    #: The value the split die keeps.
+    value: int
+    #: The new dice: (id, value, debt staked under it).
+    new_dice: tuple[tuple[int, int, int], ...]
+    character: int
+    drive: DriveName
+
+
+class SideSchismed(Event, tag=True):
+    conflict: int
+    side: int
+    new_side: int
+    label: str
+    dice: tuple[int, ...]
+    character: int
+
+
+# -- inspirations (R-INSP-1, R-ABIL-2) ------------------------------------------------------
+
+
+class InspirationRaised(Event, tag=True):
+    seat: int
+    inspiration: int
+    value: int
+
+
+class InspirationSpent(Event, tag=True):
+    seat: int
+    inspiration: int
+    conflict: int
+    die: int
+    before: int
+    value: int
+
+
+# -- resolution (R-RES-*, R-GLOAT-1, R-DEAD-1) ----------------------------------------------
+
+
+class TokenGift(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    giver: int
+    recipient: int
+    count: int
+
+
+class InspirationMade(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    inspiration: int
+    seat: int
+    value: int
+    #: The dice it was made from: a pair, or one leftover die.
+    dice: tuple[int, ...]
+
+
+class DebtReturned(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    character: int
+    drive: DriveName
+    amount: int
+
+
+class ConflictResolved(Event, tag=True):
+    conflict: int
+    seat: int
+    side: int
+    #: Debt staked on losing sides, back doubled to its Drive (R-RES-2).
+    debt_returned: tuple[DebtReturned, ...]
+    #: Debt staked on the winning side, which leaves its character (R-RES-3).
+    debt_spent: tuple[Stake, ...]
+    tokens: tuple[TokenGift, ...]
+    inspirations: tuple[InspirationMade, ...]
+    #: Characters whose Goal failed here (R-CONF-5).
+    goal_failed_by: tuple[int, ...] = ()
+
+
+class Gloated(Event, tag=True):
+    conflict: int
+    seat: int
+    dice: tuple[int, ...]
+    tokens: int
+
+
+class ConflictDeadlocked(Event, tag=True):
+    conflict: int
+    seat: int
+    debt_returned: tuple[DebtReturned, ...]
+    inspirations: tuple[InspirationMade, ...]
+
+
+EVENT_TYPES: tuple[type[Event], ...] = tuple(
+    cls for cls in list(globals().values())
+    if isinstance(cls, type) and issubclass(cls, Event) and cls is not Event
+)

@@ -1,0 +1,44 @@
+"""What every edition of the rules provides, and the registry of editions.
+
+A second edition (say seed 004, "CAPEES!") is a new package beside ``domain.capes`` with its
+own commands, events, state and rule modules, registered here; nothing of the first changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+
+class Edition(Protocol):
+    """A Decider for one edition of the rules."""
+
+    #: Name recorded in every campaign (``CampaignCreated.edition``).
+    name: str
+    #: Version of this edition's rules engine, recorded with each campaign.
+    rules_version: str
+    #: Every event class (tagged msgspec Structs), for the store's mapper.
+    event_types: Sequence[type[Any]]
+    #: Every command class (tagged msgspec Structs), for the API.
+    command_types: Sequence[type[Any]]
+
+    def initial_state(self) -> Any:
+        """The state before the first event."""
+
+    def decide(self, state: Any, command: Any) -> tuple[Any, ...]:
+        """The events the command causes, or raise a DomainError; never changes ``state``."""
+
+    def evolve(self, state: Any, event: Any) -> Any:
+        """The state after ``event``; never checks a rule."""
+
+    def with_dice(self, command: Any, draw: Callable[[], int]) -> Any:
+        """The command with every die it rolls drawn by ``draw`` (R-ROLL-1)."""
+
+
+def fold(edition: Edition, events: Sequence[Any], state: Any = None) -> Any:
+    """Replay ``events`` from ``state`` (or the initial state)."""
+    if state is None:
+        state = edition.initial_state()
+    for event in events:
+        state = edition.evolve(state, event)
+    return state
