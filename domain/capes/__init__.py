@@ -51,4 +51,4 @@ class CapesEdition:
 
 EDITION = CapesEdition()
 
-__all__ = ["EDITION", "CampaignState", "Command", "Event", "RULES_VERSION"]
+__all__ = ["EDITION", "RULES_VERSION", "CampaignState", "Command", "Event"]

@@ -32,7 +32,11 @@ def _snake(name: str) -> str:
 
 
 class Command(
-    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag=_snake,
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    tag_field="type",
+    tag=_snake,
     forbid_unknown_fields=True,
 ):
     """Base of the edition's commands."""
@@ -79,7 +83,7 @@ class AbilitySpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class Freeform(
     msgspec.Struct, frozen=True, tag_field="method", tag="freeform", forbid_unknown_fields=True
 ):
-    """R-CHAR-2: three categories of 3–5 abilities, rated 1..k."""
+    """R-CHAR-2: three categories of 3-5 abilities, rated 1..k."""
 
     abilities: Annotated[tuple[AbilitySpec, ...], msgspec.Meta(max_length=20)]
 
@@ -93,7 +97,10 @@ class Module(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class ClickAndLock(
-    msgspec.Struct, frozen=True, tag_field="method", tag="click_and_lock",
+    msgspec.Struct,
+    frozen=True,
+    tag_field="method",
+    tag="click_and_lock",
     forbid_unknown_fields=True,
 ):
     """R-CHAR-3: a Power Set or Skill Set plus a Persona, three abilities crossed out."""
@@ -109,7 +116,7 @@ class ClickAndLock(
 class CreateCharacter(SeatCommand, frozen=True, kw_only=True):
     name: Name
     build: Freeform | ClickAndLock
-    #: Five Drives with strengths 1–5 summing to 9; left out: undifferentiated (R-CHAR-5).
+    #: Five Drives with strengths 1-5 summing to 9; left out: undifferentiated (R-CHAR-5).
     drives: dict[DriveName, Annotated[int, msgspec.Meta(ge=1, le=5)]] | None = None
 
 
@@ -261,7 +268,9 @@ class SplitDie(SeatCommand, frozen=True, kw_only=True):
 
 class Schism(SeatCommand, frozen=True, kw_only=True):
     conflict: Id
-    dice: Annotated[tuple[Id, ...], msgspec.Meta(min_length=1, max_length=36)]
+    #: The side the dice leave.
+    side: Annotated[int, msgspec.Meta(ge=0, le=31)]
+    dice: Annotated[tuple[Id, ...], msgspec.Meta(max_length=36)] = ()
     label: Name = "New side"
     #: Split the side's uncontrolled die into this many first, leaving it behind (R-SCHISM-1).
     split_uncontrolled: Annotated[int, msgspec.Meta(ge=2, le=6)] | None = None
@@ -300,6 +309,7 @@ class DeclareDeadlock(SeatCommand, frozen=True, kw_only=True):
 
 
 COMMAND_TYPES: tuple[type[Command], ...] = tuple(
-    cls for cls in list(globals().values())
+    cls
+    for cls in list(globals().values())
     if isinstance(cls, type) and issubclass(cls, Command) and cls not in (Command, SeatCommand)
 )

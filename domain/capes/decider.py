@@ -62,7 +62,14 @@ def _first(events: Iterable[Event]) -> list[Event]:
     return list(events)
 
 
+def after(state: CampaignState, events: Iterable[Event]) -> CampaignState:
+    """The state after ``events``: for handlers that decide in steps."""
+    for event in events:
+        state = apply(event, state)
+    return state
+
+
 def with_dice(command: Command, draw: Callable[[], int]) -> Command:
     if type(command).rolls:
-        return msgspec.structs.replace(command, value=draw())  # type: ignore[type-var]
+        return msgspec.structs.replace(command, value=draw())
     return command

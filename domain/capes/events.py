@@ -22,27 +22,27 @@ class Event(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields
 # -- table (R-TABLE-*) ----------------------------------------------------------------------
 
 
-class CampaignCreated(Event, tag=True):
+class CampaignCreated(Event, frozen=True, tag=True):
     name: str
     edition: str
     rules_version: str
     starting_tokens: int = 0
 
 
-class PlayerSeated(Event, tag=True):
+class PlayerSeated(Event, frozen=True, tag=True):
     seat: int
     name: str
     tokens: int
 
 
-class CampaignClosed(Event, tag=True):
+class CampaignClosed(Event, frozen=True, tag=True):
     pass
 
 
 # -- characters (R-CHAR-*) ------------------------------------------------------------------
 
 
-class CharacterCreated(Event, tag=True):
+class CharacterCreated(Event, frozen=True, tag=True):
     character: int
     name: str
     abilities: tuple[Ability, ...]
@@ -51,7 +51,7 @@ class CharacterCreated(Event, tag=True):
     method: Literal["freeform", "click-and-lock"] = "freeform"
 
 
-class ExemplarLinked(Event, tag=True):
+class ExemplarLinked(Event, frozen=True, tag=True):
     character: int
     exemplar: int
     drive: DriveName
@@ -60,24 +60,24 @@ class ExemplarLinked(Event, tag=True):
 # -- scenes (R-SCENE-*) ---------------------------------------------------------------------
 
 
-class FramingPassed(Event, tag=True):
+class FramingPassed(Event, frozen=True, tag=True):
     seat: int
     to: int
 
 
-class SceneFramed(Event, tag=True):
+class SceneFramed(Event, frozen=True, tag=True):
     scene: int
     framer: int
     text: str = ""
 
 
-class CharacterChosen(Event, tag=True):
+class CharacterChosen(Event, frozen=True, tag=True):
     seat: int
     character: int
     cost: int
 
 
-class SceneEnded(Event, tag=True):
+class SceneEnded(Event, frozen=True, tag=True):
     scene: int
     next_framer: int
 
@@ -85,14 +85,14 @@ class SceneEnded(Event, tag=True):
 # -- pages (R-PAGE-*) -----------------------------------------------------------------------
 
 
-class PageStarted(Event, tag=True):
+class PageStarted(Event, frozen=True, tag=True):
     scene: int
     page: int
     starter: int
     overdrawn: tuple[OverdrawnDrive, ...] = ()
 
 
-class OverdrawnDieRolled(Event, tag=True):
+class OverdrawnDieRolled(Event, frozen=True, tag=True):
     character: int
     drive: DriveName
     conflict: int
@@ -102,13 +102,13 @@ class OverdrawnDieRolled(Event, tag=True):
     kept: bool
 
 
-class PhaseBegan(Event, tag=True):
+class PhaseBegan(Event, frozen=True, tag=True):
     phase: Phase
     #: The seat whose move it is first in the new phase, if the phase takes moves in order.
     seat: int | None = None
 
 
-class ClaimTurnPassed(Event, tag=True):
+class ClaimTurnPassed(Event, frozen=True, tag=True):
     """The seat finished its go in the claiming phase; ``idle``: it did nothing in it."""
 
     seat: int
@@ -116,14 +116,14 @@ class ClaimTurnPassed(Event, tag=True):
     to: int
 
 
-class ClaimMade(Event, tag=True):
+class ClaimMade(Event, frozen=True, tag=True):
     seat: int
     conflict: int
     side: int
     cost: int
 
 
-class PageEnded(Event, tag=True):
+class PageEnded(Event, frozen=True, tag=True):
     scene: int
     page: int
 
@@ -131,7 +131,7 @@ class PageEnded(Event, tag=True):
 # -- conflicts (R-CONF-*) -------------------------------------------------------------------
 
 
-class ConflictCreated(Event, tag=True):
+class ConflictCreated(Event, frozen=True, tag=True):
     conflict: int
     kind: ConflictKind
     text: str
@@ -139,16 +139,18 @@ class ConflictCreated(Event, tag=True):
     sides: tuple[str, ...]
     names: tuple[int, ...] = ()
     cost: int = 0
+    #: Created as the one thing of a turn (R-TURN-1), not in the claiming phase.
+    in_turn: bool = False
     #: The exemplar pair whose Free Conflict this is (R-CHAR-6), if any.
     free_for: tuple[int, int] | None = None
 
 
-class ConflictVetoed(Event, tag=True):
+class ConflictVetoed(Event, frozen=True, tag=True):
     conflict: int
     seat: int
 
 
-class CharacterAllied(Event, tag=True):
+class CharacterAllied(Event, frozen=True, tag=True):
     character: int
     conflict: int
     side: int
@@ -157,18 +159,18 @@ class CharacterAllied(Event, tag=True):
 # -- turns (R-TURN-1, R-PAGE-6) -------------------------------------------------------------
 
 
-class TurnStarted(Event, tag=True):
+class TurnStarted(Event, frozen=True, tag=True):
     seat: int
     character: int
     bought: bool = False
     cost: int = 0
 
 
-class TurnEnded(Event, tag=True):
+class TurnEnded(Event, frozen=True, tag=True):
     seat: int
 
 
-class TurnPassed(Event, tag=True):
+class TurnPassed(Event, frozen=True, tag=True):
     seat: int
     to: int
 
@@ -176,7 +178,7 @@ class TurnPassed(Event, tag=True):
 # -- abilities and rolls (R-ABIL-*, R-ROLL-*, R-REACT-1) ------------------------------------
 
 
-class AbilityUsed(Event, tag=True):
+class AbilityUsed(Event, frozen=True, tag=True):
     character: int
     ability: str
     rating: int
@@ -184,18 +186,18 @@ class AbilityUsed(Event, tag=True):
     reaction: bool = False
 
 
-class DebtGained(Event, tag=True):
+class DebtGained(Event, frozen=True, tag=True):
     character: int
     drive: DriveName
     amount: int = 1
 
 
-class AbilityBlocked(Event, tag=True):
+class AbilityBlocked(Event, frozen=True, tag=True):
     character: int
     ability: str
 
 
-class DieRolled(Event, tag=True):
+class DieRolled(Event, frozen=True, tag=True):
     conflict: int
     die: int
     before: int
@@ -205,40 +207,40 @@ class DieRolled(Event, tag=True):
     reaction: bool = False
 
 
-class RollAccepted(Event, tag=True):
+class RollAccepted(Event, frozen=True, tag=True):
     conflict: int
     die: int
     value: int
 
 
-class RollRejected(Event, tag=True):
+class RollRejected(Event, frozen=True, tag=True):
     conflict: int
     die: int
     value: int
 
 
-class ReactionsOpened(Event, tag=True):
+class ReactionsOpened(Event, frozen=True, tag=True):
     conflict: int
     die: int
     order: tuple[int, ...]
 
 
-class ReactionPassed(Event, tag=True):
+class ReactionPassed(Event, frozen=True, tag=True):
     seat: int
 
 
-class ReactionsClosed(Event, tag=True):
+class ReactionsClosed(Event, frozen=True, tag=True):
     conflict: int
     die: int
 
 
-class AndThenRequired(Event, tag=True):
+class AndThenRequired(Event, frozen=True, tag=True):
     conflict: int
     side: int
     seats: tuple[int, ...]
 
 
-class Narrated(Event, tag=True):
+class Narrated(Event, frozen=True, tag=True):
     seat: int
     text: str
     and_then: bool = False
@@ -247,7 +249,7 @@ class Narrated(Event, tag=True):
 # -- staking, splitting, schisms (R-STAKE-*, R-SPLIT-1, R-SCHISM-1) -------------------------
 
 
-class DebtStaked(Event, tag=True):
+class DebtStaked(Event, frozen=True, tag=True):
     character: int
     drive: DriveName
     conflict: int
@@ -255,18 +257,17 @@ class DebtStaked(Event, tag=True):
     amount: int
 
 
-class DieSplit(Event, tag=True):
+class DieSplit(Event, frozen=True, tag=True):
     conflict: int
     die: int
     #: The value the split die keeps.
     value: int
-    #: The new dice: (id, value, debt staked under it).
-    new_dice: tuple[tuple[int, int, int], ...]
+    #: The new dice as (id, value); the Debt under them follows as DebtStaked events.
+    new_dice: tuple[tuple[int, int], ...]
     character: int
-    drive: DriveName
 
 
-class SideSchismed(Event, tag=True):
+class SideSchismed(Event, frozen=True, tag=True):
     conflict: int
     side: int
     new_side: int
@@ -278,13 +279,13 @@ class SideSchismed(Event, tag=True):
 # -- inspirations (R-INSP-1, R-ABIL-2) ------------------------------------------------------
 
 
-class InspirationRaised(Event, tag=True):
+class InspirationRaised(Event, frozen=True, tag=True):
     seat: int
     inspiration: int
     value: int
 
 
-class InspirationSpent(Event, tag=True):
+class InspirationSpent(Event, frozen=True, tag=True):
     seat: int
     inspiration: int
     conflict: int
@@ -316,7 +317,7 @@ class DebtReturned(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     amount: int
 
 
-class ConflictResolved(Event, tag=True):
+class ConflictResolved(Event, frozen=True, tag=True):
     conflict: int
     seat: int
     side: int
@@ -330,14 +331,14 @@ class ConflictResolved(Event, tag=True):
     goal_failed_by: tuple[int, ...] = ()
 
 
-class Gloated(Event, tag=True):
+class Gloated(Event, frozen=True, tag=True):
     conflict: int
     seat: int
     dice: tuple[int, ...]
     tokens: int
 
 
-class ConflictDeadlocked(Event, tag=True):
+class ConflictDeadlocked(Event, frozen=True, tag=True):
     conflict: int
     seat: int
     debt_returned: tuple[DebtReturned, ...]
@@ -345,6 +346,7 @@ class ConflictDeadlocked(Event, tag=True):
 
 
 EVENT_TYPES: tuple[type[Event], ...] = tuple(
-    cls for cls in list(globals().values())
+    cls
+    for cls in list(globals().values())
     if isinstance(cls, type) and issubclass(cls, Event) and cls is not Event
 )

@@ -15,8 +15,16 @@ from typing import Literal
 import msgspec
 
 DriveName = Literal[
-    "Justice", "Truth", "Love", "Hope", "Duty",
-    "Obsession", "Pride", "Power", "Despair", "Fear",
+    "Justice",
+    "Truth",
+    "Love",
+    "Hope",
+    "Duty",
+    "Obsession",
+    "Pride",
+    "Power",
+    "Despair",
+    "Fear",
     "Undifferentiated",
 ]
 HEROIC_DRIVES: tuple[DriveName, ...] = ("Justice", "Truth", "Love", "Hope", "Duty")
@@ -33,14 +41,14 @@ class Frozen(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Base of all state records."""
 
 
-class Ability(Frozen):
+class Ability(Frozen, frozen=True):
     name: str
     category: Category
     rating: int
     super: bool
 
 
-class DriveSlot(Frozen):
+class DriveSlot(Frozen, frozen=True):
     """A Drive of a character with the unstaked Debt on it (R-TABLE-4, R-CHAR-5)."""
 
     name: DriveName
@@ -48,14 +56,14 @@ class DriveSlot(Frozen):
     debt: int = 0
 
 
-class Exemplar(Frozen):
+class Exemplar(Frozen, frozen=True):
     """A link from a character to another through one Drive (R-CHAR-6)."""
 
     other: int
     drive: DriveName
 
 
-class Character(Frozen):
+class Character(Frozen, frozen=True):
     id: int
     name: str
     abilities: tuple[Ability, ...]
@@ -77,15 +85,15 @@ class Character(Frozen):
         return next((d for d in self.drives if d.name == name), None)
 
 
-class Inspiration(Frozen):
-    """An Inspiration of a player: a value 1–6 and the Conflict it came from (R-TABLE-3)."""
+class Inspiration(Frozen, frozen=True):
+    """An Inspiration of a player: a value 1-6 and the Conflict it came from (R-TABLE-3)."""
 
     id: int
     value: int
     source: int
 
 
-class Player(Frozen):
+class Player(Frozen, frozen=True):
     seat: int
     name: str
     tokens: int = 0
@@ -95,7 +103,7 @@ class Player(Frozen):
         return next((i for i in self.inspirations if i.id == inspiration_id), None)
 
 
-class Stake(Frozen):
+class Stake(Frozen, frozen=True):
     """Debt staked under a die: whose, from which Drive, how much (R-STAKE-3)."""
 
     character: int
@@ -103,7 +111,7 @@ class Stake(Frozen):
     amount: int
 
 
-class Die(Frozen):
+class Die(Frozen, frozen=True):
     id: int
     value: int = 1
     #: The character controlling the die through Debt staked under it, if any (R-STAKE-3).
@@ -115,7 +123,7 @@ class Die(Frozen):
         return sum(s.amount for s in self.stakes)
 
 
-class Side(Frozen):
+class Side(Frozen, frozen=True):
     label: str
     dice: tuple[Die, ...]
 
@@ -129,7 +137,7 @@ class Side(Frozen):
         return sum(d.staked for d in self.dice)
 
 
-class Conflict(Frozen):
+class Conflict(Frozen, frozen=True):
     id: int
     kind: ConflictKind
     text: str
@@ -172,7 +180,7 @@ class Conflict(Frozen):
         return tuple(sorted(c for c, s in self.allies.items() if s == side))
 
 
-class Scene(Frozen):
+class Scene(Frozen, frozen=True):
     number: int
     framer: int
     text: str = ""
@@ -188,14 +196,14 @@ class Scene(Frozen):
         return tuple(c for c, s in self.cast.items() if s == seat)
 
 
-class OverdrawnDrive(Frozen):
+class OverdrawnDrive(Frozen, frozen=True):
     """A Drive that must be rolled for at the start of this page (R-PAGE-2)."""
 
     character: int
     drive: DriveName
 
 
-class PendingRoll(Frozen):
+class PendingRoll(Frozen, frozen=True):
     """A rolled die waiting for the roller's accept/reject decision (R-ROLL-2)."""
 
     seat: int
@@ -207,7 +215,7 @@ class PendingRoll(Frozen):
     reaction: bool
 
 
-class ReactionWindow(Frozen):
+class ReactionWindow(Frozen, frozen=True):
     """The chance to React to an accepted roll (R-REACT-1)."""
 
     conflict: int
@@ -220,7 +228,7 @@ class ReactionWindow(Frozen):
     cursor: int = 0
 
 
-class AndThen(Frozen):
+class AndThen(Frozen, frozen=True):
     """R-ROLL-4: a player allied to the controlling side must complete the narration."""
 
     conflict: int
@@ -228,13 +236,15 @@ class AndThen(Frozen):
     seats: tuple[int, ...]
 
 
-class Turn(Frozen):
+class Turn(Frozen, frozen=True):
     seat: int
     character: int
     bought: bool = False
     #: The one thing of the turn is done: an Ability used or a Conflict created (R-TURN-1).
     acted: bool = False
     used_ability: bool = False
+    #: Debt was staked this turn, so the turn must use an Ability (R-STAKE-1).
+    staked: bool = False
     #: Sides staked on before the Ability, which the roll decision must ally to (R-STAKE-2).
     promised: tuple[tuple[int, int], ...] = ()
     roll: PendingRoll | None = None
@@ -242,7 +252,7 @@ class Turn(Frozen):
     and_then: AndThen | None = None
 
 
-class Page(Frozen):
+class Page(Frozen, frozen=True):
     scene: int
     number: int
     starter: int
@@ -266,7 +276,7 @@ class Page(Frozen):
     last_narrator: int | None = None
 
 
-class CampaignState(Frozen):
+class CampaignState(Frozen, frozen=True):
     """The whole campaign, as folded from its events."""
 
     created: bool = False

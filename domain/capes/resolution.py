@@ -1,1 +1,419 @@
-"""TODO"""
+"""The resolution phase: resolving, gloating, deadlocks (R-PAGE-7, R-RES-*, R-GLOAT-1, R-DEAD-1).
+
+Clockwise from the Starter, each player resolves or gloats on every Conflict whose Controlling
+side they claimed; the page ends by itself once nothing is left to resolve (and no Conflict
+could still be declared Deadlocked: then the Starter ends it, R-X-DEAD-1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import msgspec
+
+from ..errors import ChoiceRequired, InvalidReference, RuleViolation
+from .characters import add_debt
+from .commands import DeclareDeadlock, EndPage, Gloat, Resolve
+from .conflicts import goal_key, seats_allied, sides_of_seat
+from .decider import apply, handle, progression
+from .events import (
+    ConflictDeadlocked,
+    ConflictResolved,
+    DebtReturned,
+    Event,
+    Gloated,
+    InspirationMade,
+    PageEnded,
+    TokenGift,
+)
+from .inspirations import give_inspirations
+from .model import CampaignState, Conflict, Die
+from .pages import set_die
+from .scenes import require_page
+from .table import add_tokens, conflict, require_seat, with_character
+
+replace = msgspec.structs.replace
+
+
+def pending(state: CampaignState) -> list[tuple[int, int]]:
+    """(seat, conflict) still to resolve or gloat on, in resolution order (R-PAGE-7)."""
+    page = state.page
+    assert page is not None
+    return [
+        (seat, c.id)
+        for seat in state.clockwise_from(page.starter)
+        for c in sorted(state.conflicts.values(), key=lambda c: c.id)
+        if c.id not in page.handled
+        and c.controlling_side is not None
+        and c.claims.get(c.controlling_side) == seat
+    ]
+
+
+def deadlockable(c: Conflict) -> bool:
+    """R-DEAD-1: tied, and every die a six."""
+    return c.controlling_side is None and all(d.value == 6 for s in c.sides for d in s.dice)
+
+
+def _require_claimant(state: CampaignState, seat: int, conflict_id: int) -> tuple[Conflict, int]:
+    page = require_page(state)
+    if page.phase != "resolution":
+        raise RuleViolation("R-PAGE-7", "Conflicts are resolved in the resolution phase")
+    c = conflict(state, conflict_id)
+    side = c.controlling_side
+    if side is None:
+        raise RuleViolation(
+            "R-RES-1", "the Conflict is tied: nobody controls it, so it cannot be resolved"
+        )
+    if c.claims.get(side) != seat:
+        raise RuleViolation(
+            "R-RES-1", "only the player who claimed the Controlling side resolves a Conflict"
+        )
+    if c.id in page.handled:
+        raise RuleViolation("R-PAGE-7", "this Conflict was gloated on already this page")
+    first = pending(state)[0][0]
+    if first != seat:
+        raise RuleViolation("R-PAGE-7", f"seat {first} resolves first, clockwise from the Starter")
+    return c, side
+
+
+def _returned(c: Conflict, sides: Iterable[int]) -> tuple[DebtReturned, ...]:
+    """R-RES-2: Debt staked on a losing side returns doubled to its Drive."""
+    return tuple(
+        DebtReturned(character=st.character, drive=st.drive, amount=2 * st.amount)
+        for i in sides
+        for d in c.sides[i].dice
+        for st in d.stakes
+    )
+
+
+def _gifts(
+    state: CampaignState,
+    c: Conflict,
+    resolver: int,
+    side: int,
+    requested: Mapping[int, Mapping[int, int]],
+) -> tuple[TokenGift, ...]:
+    """R-RES-3: who gives Story Tokens for the Debt on the winning side, and to whom."""
+    assert state.scene is not None
+    cast = state.scene.cast
+    losing = {i for i in range(len(c.sides)) if i != side}
+    givers: dict[int, int] = {}
+    for d in c.sides[side].dice:
+        for st in d.stakes:
+            g = cast[st.character]
+            givers[g] = givers.get(g, 0) + st.amount
+    losers = {cast[ch] for ch, ever in c.once_allied.items() if ever & losing and ch in cast}
+    creator = c.creator
+    mine = sides_of_seat(state, c, creator)
+    creator_first = bool(mine & losing) or not mine
+    owed = creator_first and any(g != creator and a for g, a in givers.items())
+
+    gifts: list[TokenGift] = []
+    if not requested:
+        for g in state.clockwise_from(resolver):
+            amount = givers.get(g, 0)
+            if owed and amount and g != creator:
+                gifts.append(TokenGift(giver=g, recipient=creator, count=1))
+                amount -= 1
+                owed = False
+            others = sorted(losers - {g})
+            if not amount or not others:
+                continue  # tokens no one may receive are not given
+            if len(others) > 1:
+                raise ChoiceRequired(
+                    "R-RES-3", f"seat {g} gives {amount} Story Token(s): to which players?", others
+                )
+            gifts.append(TokenGift(giver=g, recipient=others[0], count=amount))
+        return tuple(gifts)
+
+    to_creator = 0
+    gifts.clear()
+    for g, amounts in sorted(requested.items()):
+        if g not in givers:
+            raise RuleViolation(
+                "R-RES-3", f"seat {g} has no Debt on the winning side to give", sorted(givers)
+            )
+        total = sum(amounts.values())
+        if total > givers[g] or (losers - {g} and total != givers[g]):
+            raise RuleViolation(
+                "R-RES-3", f"seat {g} gives exactly {givers[g]} Story Token(s), not {total}"
+            )
+        for r, n in sorted(amounts.items()):
+            if r == g:
+                raise RuleViolation("R-RES-3", "no player gives a Story Token to themself")
+            if r not in losers and not (r == creator and creator_first):
+                raise RuleViolation(
+                    "R-RES-3", f"seat {r} was never allied to a losing side", sorted(losers - {g})
+                )
+            to_creator += n if r == creator else 0
+            gifts.append(TokenGift(giver=g, recipient=r, count=n))
+    missing = [g for g, a in givers.items() if a and g not in requested and losers - {g}]
+    if missing:
+        raise RuleViolation("R-RES-3", f"seat {missing[0]} must give its Story Tokens too")
+    if owed and to_creator < 1:
+        raise RuleViolation(
+            "R-RES-3", f"the Conflict's creator, seat {creator}, gets the first Story Token"
+        )
+    if creator not in losers and to_creator > 1:
+        raise RuleViolation("R-RES-3", f"the creator, seat {creator}, gets 1 Story Token only")
+    return tuple(gifts)
+
+
+class _Recipients:
+    """R-RES-4 / R-DEAD-1: who may get the Inspiration of a die on a side."""
+
+    def __init__(
+        self, state: CampaignState, c: Conflict, requested: Mapping[int, int], rule: str
+    ) -> None:
+        self.state, self.c, self.requested, self.rule = state, c, requested, rule
+        self.used: set[int] = set()
+
+    def choose(self, die: Die, side: int, value: int, candidates: list[int]) -> int | None:
+        self.used.add(die.id)
+        wanted = self.requested.get(die.id)
+        if wanted is not None:
+            if wanted not in candidates:
+                raise RuleViolation(
+                    self.rule,
+                    f"seat {wanted} may not get the Inspiration of die {die.id}",
+                    candidates,
+                )
+            return wanted
+        if not candidates:
+            return None  # R-X-RES-1: a side with no allies gives no Inspiration
+        if len(candidates) > 1:
+            raise ChoiceRequired(
+                self.rule,
+                f"who gets the Inspiration of {value} from die {die.id} (side {side})?",
+                candidates,
+            )
+        return candidates[0]
+
+    def check_unused(self) -> None:
+        extra = sorted(set(self.requested) - self.used)
+        if extra:
+            raise RuleViolation(self.rule, f"die {extra[0]} makes no Inspiration to give")
+
+
+def _pairs(c: Conflict, requested: tuple[tuple[int, int], ...] | None) -> list[tuple[Die, Die]]:
+    """R-RES-4: the resolver's pairing of dice from different sides, every die used."""
+    where = {d.id: (i, d) for i, s in enumerate(c.sides) for d in s.dice}
+    with_dice = [i for i, s in enumerate(c.sides) if s.dice]
+    if requested is None:
+        uniform = all(len({d.value for d in c.sides[i].dice}) == 1 for i in with_dice)
+        if len(with_dice) <= 1:
+            requested = ()
+        elif len(with_dice) == 2 and uniform:
+            a, b = (c.sides[i].dice for i in with_dice)
+            requested = tuple((x.id, y.id) for x, y in zip(a, b, strict=False))
+        else:
+            raise ChoiceRequired(
+                "R-RES-4",
+                "pair each die with a die of another side",
+                [
+                    f"die {d.id}: side {i}, {d.value}"
+                    for d, i in ((d, i) for i, s in enumerate(c.sides) for d in s.dice)
+                ],
+            )
+    used: set[int] = set()
+    pairs = []
+    for first, second in requested:
+        for x in (first, second):
+            if x not in where:
+                raise InvalidReference(f"conflict {c.id} has no die {x}")
+            if x in used:
+                raise RuleViolation("R-RES-4", f"die {x} is paired twice")
+            used.add(x)
+        if where[first][0] == where[second][0]:
+            raise RuleViolation("R-RES-4", f"dice {first} and {second} are on the same side")
+        pairs.append((where[first][1], where[second][1]))
+    left_sides = {i for x, (i, _) in where.items() if x not in used}
+    if len(left_sides) > 1:
+        raise RuleViolation(
+            "R-RES-4",
+            f"keep pairing until every die is used: dice are left on sides {sorted(left_sides)}",
+        )
+    return pairs
+
+
+@handle.register
+def _resolve(command: Resolve, state: CampaignState) -> Iterable[Event]:
+    require_seat(state, command)
+    c, side = _require_claimant(state, command.seat, command.conflict)
+    resolver = command.seat
+    losing = [i for i in range(len(c.sides)) if i != side]
+    side_of = {d.id: i for i, s in enumerate(c.sides) for d in s.dice}
+    mine = sides_of_seat(state, c, resolver)
+    chooser = _Recipients(state, c, command.inspirations, "R-RES-4")
+
+    def recipient(die: Die, value: int) -> int | None:
+        s = side_of[die.id]
+        if s == side:
+            return resolver
+        # To another player allied to that side; to themself only with characters on both.
+        seats = [
+            x for x in seats_allied(state, c, s) if x != resolver or (side in mine and s in mine)
+        ]
+        return chooser.choose(die, s, value, seats)
+
+    made: list[InspirationMade] = []
+
+    def make(die: Die, value: int, dice: tuple[int, ...]) -> None:
+        seat = recipient(die, value)
+        if seat is not None:
+            made.append(
+                InspirationMade(
+                    inspiration=state.next_inspiration + len(made),
+                    seat=seat,
+                    value=value,
+                    dice=dice,
+                )
+            )
+
+    pairs = _pairs(c, command.pairs)
+    for a, b in pairs:
+        if a.value != b.value:  # equal dice give nothing
+            high, low = (a, b) if a.value > b.value else (b, a)
+            make(high, high.value - low.value, (a.id, b.id))
+    paired = {d.id for p in pairs for d in p}
+    for s in c.sides:
+        for d in s.dice:
+            if d.id not in paired:
+                make(d, d.value, (d.id,))
+    chooser.check_unused()
+    return (
+        ConflictResolved(
+            conflict=c.id,
+            seat=resolver,
+            side=side,
+            debt_returned=_returned(c, losing),
+            debt_spent=tuple(st for d in c.sides[side].dice for st in d.stakes),
+            tokens=_gifts(state, c, resolver, side, command.tokens),
+            inspirations=tuple(made),
+            # R-X-CONF-2: a Goal succeeds when its first side wins; otherwise it failed.
+            goal_failed_by=c.names if c.kind == "goal" and side != 0 else (),
+        ),
+    )
+
+
+@handle.register
+def _gloat(command: Gloat, state: CampaignState) -> Iterable[Event]:
+    require_seat(state, command)
+    c, side = _require_claimant(state, command.seat, command.conflict)
+    # R-GLOAT-1: each time, the highest non-1 die of the claimant's side becomes 1.
+    above = sorted((d for d in c.sides[side].dice if d.value > 1), key=lambda d: (-d.value, d.id))
+    if command.times > len(above):
+        raise RuleViolation("R-GLOAT-1", f"only {len(above)} dice of the side show more than 1")
+    dice = tuple(d.id for d in above[: command.times])
+    return (Gloated(conflict=c.id, seat=command.seat, dice=dice, tokens=command.times),)
+
+
+@handle.register
+def _deadlock(command: DeclareDeadlock, state: CampaignState) -> Iterable[Event]:
+    require_seat(state, command)
+    page = require_page(state)
+    if page.phase != "resolution":
+        raise RuleViolation("R-DEAD-1", "a Deadlock is declared at resolution")
+    c = conflict(state, command.conflict)
+    if not deadlockable(c):
+        raise RuleViolation(
+            "R-DEAD-1", "only a tied Conflict whose dice are all sixes is Deadlocked"
+        )
+    chooser = _Recipients(state, c, command.inspirations, "R-DEAD-1")
+    made: list[InspirationMade] = []
+    for i, s in enumerate(c.sides):
+        for d in s.dice:
+            seat = chooser.choose(d, i, d.value, list(seats_allied(state, c, i)))
+            if seat is not None:
+                made.append(
+                    InspirationMade(
+                        inspiration=state.next_inspiration + len(made),
+                        seat=seat,
+                        value=d.value,
+                        dice=(d.id,),
+                    )
+                )
+    chooser.check_unused()
+    return (
+        ConflictDeadlocked(
+            conflict=c.id,
+            seat=command.seat,
+            debt_returned=_returned(c, range(len(c.sides))),
+            inspirations=tuple(made),
+        ),
+    )
+
+
+@handle.register
+def _end_page(command: EndPage, state: CampaignState) -> Iterable[Event]:
+    require_seat(state, command)
+    page = require_page(state)
+    if page.phase != "resolution":
+        raise RuleViolation("R-PAGE-7", "the page ends after the resolution phase")
+    waiting = pending(state)
+    if waiting:
+        raise RuleViolation(
+            "R-PAGE-7", f"seat {waiting[0][0]} still resolves conflict {waiting[0][1]}"
+        )
+    if command.seat != page.starter:
+        raise RuleViolation("R-X-DEAD-1", f"the Starter (seat {page.starter}) ends the page")
+    return (PageEnded(scene=page.scene, page=page.number),)
+
+
+@progression
+def _page_ends(state: CampaignState) -> Iterable[Event]:
+    page = state.page
+    if page is None or page.phase != "resolution" or pending(state):
+        return ()
+    if any(deadlockable(c) for c in state.conflicts.values()):
+        return ()  # R-X-DEAD-1: someone may still declare it; the Starter ends the page
+    return (PageEnded(scene=page.scene, page=page.number),)
+
+
+# -- folds -----------------------------------------------------------------------------------
+
+
+def _remove(
+    state: CampaignState,
+    conflict_id: int,
+    returned: Iterable[DebtReturned],
+    made: Iterable[InspirationMade],
+) -> CampaignState:
+    for r in returned:
+        state = with_character(state, add_debt(state.characters[r.character], r.drive, r.amount))
+    state = give_inspirations(state, made, conflict_id)
+    conflicts = {i: c for i, c in state.conflicts.items() if i != conflict_id}
+    page = state.page
+    assert page is not None
+    page = replace(
+        page, handled=page.handled | {conflict_id}, vetoable=page.vetoable - {conflict_id}
+    )
+    return replace(state, conflicts=conflicts, page=page)
+
+
+@apply.register
+def _resolved(event: ConflictResolved, state: CampaignState) -> CampaignState:
+    c = state.conflicts[event.conflict]
+    for gift in event.tokens:
+        state = add_tokens(state, gift.recipient, gift.count)
+    if event.goal_failed_by and state.scene is not None:
+        failed = {(ch, goal_key(c.text)) for ch in event.goal_failed_by}
+        state = replace(
+            state, scene=replace(state.scene, failed_goals=state.scene.failed_goals | failed)
+        )
+    return _remove(state, event.conflict, event.debt_returned, event.inspirations)
+
+
+@apply.register
+def _gloated(event: Gloated, state: CampaignState) -> CampaignState:
+    for die in event.dice:
+        state = set_die(state, event.conflict, die, 1)
+    state = add_tokens(state, event.seat, event.tokens)
+    page = state.page
+    assert page is not None
+    return replace(state, page=replace(page, handled=page.handled | {event.conflict}))
+
+
+@apply.register
+def _deadlocked(event: ConflictDeadlocked, state: CampaignState) -> CampaignState:
+    return _remove(state, event.conflict, event.debt_returned, event.inspirations)

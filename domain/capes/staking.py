@@ -1,1 +1,286 @@
-"""TODO"""
+"""Staking Debt, splitting dice, schisms (R-STAKE-*, R-SPLIT-1, R-SCHISM-1).
+
+All three are moves made before or after the one thing of a turn, never during the action or
+its reactions (R-TURN-1), and only by the player whose turn it is, for the turn's character.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from ..errors import ChoiceRequired, InvalidReference, RuleViolation
+from .characters import add_debt, stake_limit
+from .commands import Schism, SplitDie, StakeDebt
+from .decider import apply, handle
+from .events import CharacterAllied, DebtStaked, DieSplit, Event, SideSchismed
+from .model import CampaignState, Character, Conflict, Die, DriveName, Side, Stake, Turn
+from .table import character, conflict, require_seat, with_character, with_conflict
+from .turns import require_turn
+
+replace = msgspec.structs.replace
+
+
+def require_between(state: CampaignState, seat: int) -> Turn:
+    """R-TURN-1: before or after the action, never during it or its reactions."""
+    turn = require_turn(state, seat)
+    if turn.roll is not None or turn.reactions is not None:
+        raise RuleViolation(
+            "R-TURN-1", "not during the action or its reactions: wait until they are over"
+        )
+    return turn
+
+
+def split_values(value: int, into: int) -> list[int]:
+    """R-SPLIT-1: as even as possible, largest first (5 into 2 is 3+2; into 3 is 2+2+1)."""
+    q, r = divmod(value, into)
+    return [q + 1] * r + [q] * (into - r)
+
+
+def _stake_drive(
+    turn: Turn, who: Character, c: Conflict, amount: int, wanted: str | None
+) -> DriveName:
+    """R-STAKE-1: which Drive the Debt comes from, and whether it may."""
+    if turn.acted and not turn.used_ability:
+        raise RuleViolation(
+            "R-STAKE-1",
+            "Debt is staked only in a turn that uses an Ability; this turn created a Conflict",
+        )
+    chosen = c.stake_drive.get(who.id)
+    if chosen is not None and wanted is not None and wanted != chosen:
+        raise RuleViolation(
+            "R-STAKE-1", f"{who.name} stakes from one Drive per Conflict: {chosen} here", [chosen]
+        )
+    name = wanted or chosen
+    if name is None:
+        legal = [d.name for d in who.drives if d.debt >= amount]
+        if not legal:
+            raise RuleViolation("R-STAKE-1", f"no Drive of {who.name} holds {amount} Debt")
+        if len(legal) > 1:
+            raise ChoiceRequired("R-STAKE-1", "stake from which Drive?", legal)
+        name = legal[0]
+    slot = who.drive(name)
+    if slot is None:
+        raise RuleViolation(
+            "R-STAKE-1", f"{who.name} has no Drive {name}", [d.name for d in who.drives]
+        )
+    if slot.debt < amount:
+        raise RuleViolation(
+            "R-STAKE-1", f"only Debt the Drive holds: {slot.name} holds {slot.debt}"
+        )
+    limit = stake_limit(who, slot)
+    total = c.stake_total.get(who.id, 0) + amount
+    if total > limit:
+        raise RuleViolation(
+            "R-STAKE-1",
+            f"at most {limit} Debt from {slot.name} on one Conflict; that would make {total}",
+        )
+    return slot.name
+
+
+def _stake_side(turn: Turn, who: Character, c: Conflict, side: int) -> None:
+    """R-STAKE-2: on a side the character is allied to, or will be by this turn's Ability."""
+    if c.allies.get(who.id) == side:
+        return
+    if turn.used_ability:
+        raise RuleViolation("R-STAKE-2", f"{who.name} is not allied to side {side}")
+    if any(p != (c.id, side) for p in turn.promised):
+        raise RuleViolation(
+            "R-STAKE-2",
+            "this turn's Ability can ally the character to one "
+            "side only; Debt is promised to another already",
+        )
+
+
+def _die(c: Conflict, die_id: int) -> tuple[int, Die]:
+    found = c.die(die_id)
+    if found is None:
+        raise InvalidReference(f"conflict {c.id} has no die {die_id}")
+    return found
+
+
+def _split(
+    c: Conflict, die: Die, into: int, debt: int, who: Character, drive: DriveName
+) -> list[Event]:
+    """The events of splitting ``die`` into ``into`` dice, Debt under each new one."""
+    if not 2 <= into <= die.value:
+        raise RuleViolation(
+            "R-SPLIT-1", f"a die showing {die.value} splits into 2 to {die.value} dice, not {into}"
+        )
+    if debt < into - 1:
+        raise RuleViolation(
+            "R-SPLIT-1",
+            f"splitting into {into} stakes at least {into - 1} new Debt, one under each new die",
+        )
+    values = split_values(die.value, into)
+    new = tuple((c.next_die + i, v) for i, v in enumerate(values[1:]))
+    events: list[Event] = [
+        DieSplit(conflict=c.id, die=die.id, value=values[0], new_dice=new, character=who.id)
+    ]
+    # One Debt under each new die; any extra goes under the first (R-SPLIT-1 "at least").
+    for i, (die_id, _) in enumerate(new):
+        amount = 1 + (debt - (into - 1) if i == 0 else 0)
+        events.append(
+            DebtStaked(character=who.id, drive=drive, conflict=c.id, die=die_id, amount=amount)
+        )
+    return events
+
+
+@handle.register
+def _stake(command: StakeDebt, state: CampaignState) -> Iterable[Event]:
+    require_seat(state, command)
+    turn = require_between(state, command.seat)
+    who = character(state, turn.character)
+    c = conflict(state, command.conflict)
+    side, die = _die(c, command.die)
+    if die.controller is not None:
+        raise RuleViolation(
+            "R-STAKE-3",
+            "Debt goes under an uncontrolled die (to control it) "
+            f"or pays for a Split; die {die.id} is controlled already",
+        )
+    drive = _stake_drive(turn, who, c, command.amount, command.drive)
+    _stake_side(turn, who, c, side)
+    return (
+        DebtStaked(character=who.id, drive=drive, conflict=c.id, die=die.id, amount=command.amount),
+    )
+
+
+@handle.register
+def _split_die(command: SplitDie, state: CampaignState) -> Iterable[Event]:
+    require_seat(state, command)
+    turn = require_between(state, command.seat)
+    who = character(state, turn.character)
+    c = conflict(state, command.conflict)
+    side, die = _die(c, command.die)
+    if die.controller != who.id:
+        raise RuleViolation("R-SPLIT-1", f"{who.name} may split only a die it controls")
+    debt = command.debt if command.debt is not None else command.into - 1
+    drive = _stake_drive(turn, who, c, debt, command.drive)
+    _stake_side(turn, who, c, side)
+    return _split(c, die, command.into, debt, who, drive)
+
+
+@handle.register
+def _schism(command: Schism, state: CampaignState) -> Iterable[Event]:
+    require_seat(state, command)
+    turn = require_between(state, command.seat)
+    who = character(state, turn.character)
+    c = conflict(state, command.conflict)
+    if command.side >= len(c.sides):
+        raise InvalidReference(f"conflict {c.id} has sides 0..{len(c.sides) - 1}")
+    side = c.sides[command.side]
+    events: list[Event] = []
+    moved = list(command.dice)
+    for die_id in moved:
+        where, die = _die(c, die_id)
+        if where != command.side or die.controller != who.id:
+            raise RuleViolation(
+                "R-SCHISM-1",
+                f"{who.name} moves only dice it controls on "
+                f"side {command.side}; die {die_id} is not one",
+            )
+    added = 0
+    if command.split_uncontrolled is not None:
+        # R-SCHISM-1: split the uncontrolled die first and leave it behind.
+        free = [d for d in side.dice if d.controller is None]
+        if not free:
+            raise RuleViolation("R-SCHISM-1", f"side {command.side} has no uncontrolled die")
+        added = command.split_uncontrolled - 1
+        drive = _stake_drive(turn, who, c, added, command.drive)
+        events.extend(_split(c, free[0], added + 1, added, who, drive))
+        moved.extend(range(c.next_die, c.next_die + added))
+    if not moved:
+        raise RuleViolation("R-SCHISM-1", "a Schism moves at least one die")
+    left = len(side.dice) + added - len(moved)
+    if command.side < 2 and left < 1:
+        raise RuleViolation("R-SCHISM-1", "a Schism may not leave an original side with no dice")
+    new_side = len(c.sides)
+    events.append(
+        SideSchismed(
+            conflict=c.id,
+            side=command.side,
+            new_side=new_side,
+            label=command.label,
+            dice=tuple(moved),
+            character=who.id,
+        )
+    )
+    # R-X-SCHISM-1: the character that schisms is allied to the new side.
+    events.append(CharacterAllied(character=who.id, conflict=c.id, side=new_side))
+    return events
+
+
+# -- folds -----------------------------------------------------------------------------------
+
+
+def _map_dice(c: Conflict, die_id: int, change: dict[str, object]) -> Conflict:
+    sides = tuple(
+        replace(s, dice=tuple(replace(d, **change) if d.id == die_id else d for d in s.dice))
+        for s in c.sides
+    )
+    return replace(c, sides=sides)
+
+
+@apply.register
+def _staked(event: DebtStaked, state: CampaignState) -> CampaignState:
+    c = state.conflicts[event.conflict]
+    found = c.die(event.die)
+    assert found is not None
+    side, die = found
+    stake = Stake(character=event.character, drive=event.drive, amount=event.amount)
+    c = _map_dice(c, die.id, {"controller": event.character, "stakes": (*die.stakes, stake)})
+    c = replace(
+        c,
+        stake_drive={**c.stake_drive, event.character: event.drive},
+        stake_total={
+            **c.stake_total,
+            event.character: c.stake_total.get(event.character, 0) + event.amount,
+        },
+    )
+    allied = c.allies.get(event.character) == side
+    state = with_conflict(state, c)
+    state = with_character(
+        state, add_debt(state.characters[event.character], event.drive, -event.amount)
+    )
+    page = state.page
+    if page is not None and page.turn is not None:
+        turn = replace(page.turn, staked=True)
+        if not allied and (c.id, side) not in turn.promised:
+            turn = replace(turn, promised=(*turn.promised, (c.id, side)))
+        state = replace(state, page=replace(page, turn=turn))
+    return state
+
+
+@apply.register
+def _split_fold(event: DieSplit, state: CampaignState) -> CampaignState:
+    c = state.conflicts[event.conflict]
+    found = c.die(event.die)
+    assert found is not None
+    index, _ = found
+    c = _map_dice(c, event.die, {"value": event.value})
+    side = c.sides[index]
+    new = tuple(Die(id=i, value=v) for i, v in event.new_dice)
+    sides = list(c.sides)
+    sides[index] = replace(side, dice=side.dice + new)
+    c = replace(c, sides=tuple(sides), next_die=max(i for i, _ in event.new_dice) + 1)
+    return with_conflict(state, c)
+
+
+@apply.register
+def _schismed(event: SideSchismed, state: CampaignState) -> CampaignState:
+    c = state.conflicts[event.conflict]
+    moving = set(event.dice)
+    old = c.sides[event.side]
+    dice = tuple(d for d in old.dice if d.id in moving)
+    sides = list(c.sides)
+    sides[event.side] = replace(old, dice=tuple(d for d in old.dice if d.id not in moving))
+    sides.append(Side(label=event.label, dice=dice))
+    state = with_conflict(state, replace(c, sides=tuple(sides)))
+    page = state.page
+    if page is not None and page.turn is not None:
+        # Debt staked to split for the Schism went to the new side, which allies the character.
+        kept = tuple(p for p in page.turn.promised if p[0] != event.conflict)
+        state = replace(state, page=replace(page, turn=replace(page.turn, promised=kept)))
+    return state

@@ -139,5 +139,3 @@ def _seated(event: PlayerSeated, state: CampaignState) -> CampaignState:
 @apply.register
 def _closed(event: CampaignClosed, state: CampaignState) -> CampaignState:
     return replace(state, closed=True)
-
-
