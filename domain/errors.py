@@ -38,7 +38,17 @@ class RuleViolation(DomainError):
 
 
 class ChoiceRequired(RuleViolation):
-    """A decision the rules leave to the player was left out and more than one is legal."""
+    """A decision the rules leave to the player was left out and more than one is legal.
+
+    ``field`` names the command field to fill (``"ally"``, ``"drive"``; ``"inspirations.7"``
+    for the entry of die 7 in a mapping), and ``choices`` the legal values for it.
+    """
+
+    def __init__(
+        self, rule: str, reason: str, choices: Sequence[object] = (), field: str | None = None
+    ) -> None:
+        super().__init__(rule, reason, choices)
+        self.field = field
 
 
 class NotPermitted(DomainError):

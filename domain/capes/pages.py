@@ -109,7 +109,7 @@ def _roll_overdrawn(command: RollOverdrawn, state: CampaignState) -> Iterable[Ev
     drive = command.drive
     if drive is None:
         if len(pending) > 1:
-            raise ChoiceRequired("R-PAGE-2", "which Overdrawn Drive?", pending)
+            raise ChoiceRequired("R-PAGE-2", "which Overdrawn Drive?", pending, "drive")
         drive = pending[0]
     if drive not in pending:
         raise RuleViolation("R-PAGE-2", f"{drive} is not Overdrawn", pending)
@@ -120,7 +120,7 @@ def _roll_overdrawn(command: RollOverdrawn, state: CampaignState) -> Iterable[Ev
     if target is None:
         if len(highest) > 1:
             raise ChoiceRequired(
-                "R-PAGE-2", "several dice are highest: choose one (conflict, die)", highest
+                "R-PAGE-2", "several dice are highest: choose one (conflict, die)", highest, "die"
             )
         target = highest[0]
     if tuple(target) not in highest:

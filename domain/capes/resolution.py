@@ -108,26 +108,23 @@ def _gifts(
     creator_first = bool(mine & losing) or not mine
     owed = creator_first and any(g != creator and a for g, a in givers.items())
 
-    gifts: list[TokenGift] = []
     if not requested:
-        for g in state.clockwise_from(resolver):
-            amount = givers.get(g, 0)
-            if owed and amount and g != creator:
-                gifts.append(TokenGift(giver=g, recipient=creator, count=1))
-                amount -= 1
-                owed = False
-            others = sorted(losers - {g})
-            if not amount or not others:
-                continue  # tokens no one may receive are not given
-            if len(others) > 1:
-                raise ChoiceRequired(
-                    "R-RES-3", f"seat {g} gives {amount} Story Token(s): to which players?", others
-                )
-            gifts.append(TokenGift(giver=g, recipient=others[0], count=amount))
-        return tuple(gifts)
+        # R-X-TOKEN-1: left out, the tokens are given only where one legal way exists.
+        order = state.clockwise_from(resolver)
+        forced = _distribute(givers, losers, creator, owed, order, strict=True)
+        if forced is None:
+            suggestion = _distribute(givers, losers, creator, owed, order, strict=False)
+            raise ChoiceRequired(
+                "R-RES-3",
+                "give the Story Tokens of the winning side's Debt: giver seat -> {recipient "
+                "seat: count}; the choice shown is one legal way",
+                [suggestion],
+                "tokens",
+            )
+        requested = forced
 
     to_creator = 0
-    gifts.clear()
+    gifts: list[TokenGift] = []
     for g, amounts in sorted(requested.items()):
         if g not in givers:
             raise RuleViolation(
@@ -159,6 +156,50 @@ def _gifts(
     return tuple(gifts)
 
 
+def _distribute(
+    givers: Mapping[int, int],
+    losers: set[int],
+    creator: int,
+    owed: bool,
+    order: Iterable[int],
+    *,
+    strict: bool,
+) -> dict[int, dict[int, int]] | None:
+    """A legal distribution: the creator's token first, the rest round the losing players.
+
+    ``strict``: None unless it is the only legal one.
+    """
+    gifts: dict[int, dict[int, int]] = {}
+    for g in order:
+        amount = givers.get(g, 0)
+        mine: dict[int, int] = {}
+        if owed and amount and g != creator:
+            mine[creator] = 1
+            amount -= 1
+            owed = False
+        others = sorted(losers - {g})
+        if amount and len(others) > 1 and strict:
+            return None
+        for k in range(amount if others else 0):  # tokens no one may receive are not given
+            r = others[k % len(others)]
+            mine[r] = mine.get(r, 0) + 1
+        if mine:
+            gifts[g] = mine
+    return gifts
+
+
+def suggest_pairs(c: Conflict) -> tuple[tuple[int, int], ...]:
+    """One legal pairing for R-RES-4: pair across the two sides with most dice left."""
+    left = {
+        i: sorted(s.dice, key=lambda d: (-d.value, d.id)) for i, s in enumerate(c.sides) if s.dice
+    }
+    pairs = []
+    while sum(1 for dice in left.values() if dice) >= 2:
+        a, b = sorted((i for i in left if left[i]), key=lambda i: (-len(left[i]), i))[:2]
+        pairs.append((left[a].pop(0).id, left[b].pop(0).id))
+    return tuple(pairs)
+
+
 class _Recipients:
     """R-RES-4 / R-DEAD-1: who may get the Inspiration of a die on a side."""
 
@@ -186,6 +227,7 @@ class _Recipients:
                 self.rule,
                 f"who gets the Inspiration of {value} from die {die.id} (side {side})?",
                 candidates,
+                f"inspirations.{die.id}",
             )
         return candidates[0]
 
@@ -209,11 +251,10 @@ def _pairs(c: Conflict, requested: tuple[tuple[int, int], ...] | None) -> list[t
         else:
             raise ChoiceRequired(
                 "R-RES-4",
-                "pair each die with a die of another side",
-                [
-                    f"die {d.id}: side {i}, {d.value}"
-                    for d, i in ((d, i) for i, s in enumerate(c.sides) for d in s.dice)
-                ],
+                "pair each die with a die of another side, until every die is used; the "
+                "choice shown is one legal pairing",
+                [suggest_pairs(c)],
+                "pairs",
             )
     used: set[int] = set()
     pairs = []

@@ -73,7 +73,7 @@ def use_ability(
         if drive is None:
             if len(drives) > 1:
                 raise ChoiceRequired(
-                    "R-ABIL-1", f"which Drive of {who.name} takes the Debt?", drives
+                    "R-ABIL-1", f"which Drive of {who.name} takes the Debt?", drives, "drive"
                 )
             drive = drives[0]
         slot = who.drive(drive)
@@ -168,7 +168,9 @@ def _decide(state: CampaignState, seat: int, accept: bool, ally: int | None) -> 
             )
     if ally is None:
         if len(choices) > 1:
-            raise ChoiceRequired("R-ROLL-3", "which side does the character ally with?", choices)
+            raise ChoiceRequired(
+                "R-ROLL-3", "which side does the character ally with?", choices, "ally"
+            )
         ally = choices[0]
     if ally not in choices:
         raise RuleViolation(

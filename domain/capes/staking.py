@@ -58,7 +58,7 @@ def _stake_drive(
         if not legal:
             raise RuleViolation("R-STAKE-1", f"no Drive of {who.name} holds {amount} Debt")
         if len(legal) > 1:
-            raise ChoiceRequired("R-STAKE-1", "stake from which Drive?", legal)
+            raise ChoiceRequired("R-STAKE-1", "stake from which Drive?", legal, "drive")
         name = legal[0]
     slot = who.drive(name)
     if slot is None:
