@@ -1,0 +1,84 @@
+"""What the store holds: :class:`Recorded` envelopes around domain events, and snapshots.
+
+Both are msgspec Structs and satisfy eventsourcing's domain event protocol (``originator_id``,
+``originator_version``, ``timestamp``), so the library stores them as they are; the mapper
+(:mod:`api.mapper`) encodes them with msgspec.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from uuid import UUID
+
+import msgspec
+
+from domain.edition import Edition
+from domain.editions import EDITIONS, get_edition
+
+if TYPE_CHECKING:
+    from .aggregate import Campaign
+
+EventT = TypeVar("EventT")
+
+
+class Recorded(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
+    """One stored event: the domain event plus who did it, when, and what they said (R-SRV-1)."""
+
+    #: The campaign.
+    originator_id: UUID
+    #: Position in the campaign's stream, 1 for its creation.
+    originator_version: int
+    #: When the command was accepted (UTC); every event of one command shares it.
+    timestamp: datetime
+    #: The acting seat; None for the campaign's owner or the lobby.
+    seat: int | None = None
+    #: The player's narration of the command, carried by its first event.
+    narration: str = ""
+    #: Version of the event's schema, for upcasting old events when a schema changes.
+    schema: int = 1
+    #: The domain event: one of the edition's event types.
+    event: EventT
+
+
+class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
+    """A campaign's state at one version, so a load need not replay every event."""
+
+    originator_id: UUID
+    originator_version: int
+    #: The campaign's ``modified_on`` at that version.
+    timestamp: datetime
+    created_on: datetime
+    edition: str
+    #: The rules engine that folded ``state``; a snapshot from another one is not used.
+    rules_version: str
+    state: Any
+
+    @classmethod
+    def take(cls, aggregate: Campaign) -> Snapshot:
+        """The snapshot of ``aggregate`` (eventsourcing's snapshot protocol)."""
+        return cls(
+            originator_id=aggregate.id,
+            originator_version=aggregate.version,
+            timestamp=aggregate.modified_on,
+            created_on=aggregate.created_on,
+            edition=aggregate.edition,
+            rules_version=get_edition(aggregate.edition).rules_version,
+            state=aggregate.state,
+        )
+
+
+_edition_of: dict[type[Any], Edition] = {}
+
+
+def edition_of(event_type: type[Any]) -> Edition:
+    """The edition whose events include ``event_type`` (TypeError if none does)."""
+    try:
+        return _edition_of[event_type]
+    except KeyError:
+        pass
+    for edition in EDITIONS.values():
+        if event_type in edition.event_types:
+            _edition_of[event_type] = edition
+            return edition
+    raise TypeError(f"{event_type.__qualname__} is not an event of any edition")

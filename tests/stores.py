@@ -1,0 +1,61 @@
+"""Helpers for tests against the real stores (imported by conftest and the store tests)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from functools import cache
+from typing import Any
+
+import psycopg
+
+from api.application import Campaigns
+from api.config import persistence_env
+
+#: The PostgreSQL server the postgres tests use.
+POSTGRES_URL = os.environ.get("CAPES_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+
+#: ``make_app(env, **kwargs)``: a Campaigns application closed when the test ends.
+MakeApp = Callable[..., Campaigns]
+
+
+def in_ci() -> bool:
+    """Whether this is a CI run, where a test that needs a service must not be skipped."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def conninfo(env: dict[str, str]) -> dict[str, Any]:
+    """psycopg connection arguments from eventsourcing's PostgreSQL settings."""
+    return {
+        "host": env["POSTGRES_HOST"],
+        "port": int(env["POSTGRES_PORT"]),
+        "dbname": env["POSTGRES_DBNAME"],
+        "user": env["POSTGRES_USER"],
+        "password": env["POSTGRES_PASSWORD"],
+    }
+
+
+@cache
+def postgres_problem() -> str | None:
+    """Why PostgreSQL cannot be used, or None; asked once per test session."""
+    try:
+        env = persistence_env({"CAPES_DATABASE_URL": POSTGRES_URL})
+        with psycopg.connect(**conninfo(env), connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except Exception as e:
+        return f"{type(e).__name__}: {' '.join(str(e).split())}"
+    return None
+
+
+class TickingClock:
+    """A clock that moves 1.5 ms per reading, in a non-UTC zone (the store must normalise)."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2025, 3, 14, 15, 9, 26, 535897, tzinfo=timezone(timedelta(hours=2)))
+        self.readings: list[datetime] = []
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(microseconds=1500)
+        self.readings.append(self.now)
+        return self.now
