@@ -117,20 +117,33 @@ class Table:
 
     # Characters used across the tests --------------------------------------------------------
 
-    def hero(self, seat: int, name: str, drives: dict[str, int] | None = None,
-             powers: Sequence[str] = ("Flight", "Strength", "Blast", "Speed", "Shield"),
-             ) -> int:
+    def hero(
+        self,
+        seat: int,
+        name: str,
+        drives: dict[str, int] | None = None,
+        powers: Sequence[str] = ("Flight", "Strength", "Blast", "Speed", "Shield"),
+    ) -> int:
         """A freeform super character: 5 powers rated 1..5, 4 styles, 3 attitudes."""
         abilities = (
-            [c.AbilitySpec(name=f"{name} {p}", category="power", rating=i + 1)
-             for i, p in enumerate(powers)]
-            + [c.AbilitySpec(name=f"{name} style {i + 1}", category="style", rating=i + 1)
-               for i in range(4)]
-            + [c.AbilitySpec(name=f"{name} attitude {i + 1}", category="attitude", rating=i + 1)
-               for i in range(3)]
+            [
+                c.AbilitySpec(name=f"{name} {p}", category="power", rating=i + 1)
+                for i, p in enumerate(powers)
+            ]
+            + [
+                c.AbilitySpec(name=f"{name} style {i + 1}", category="style", rating=i + 1)
+                for i in range(4)
+            ]
+            + [
+                c.AbilitySpec(name=f"{name} attitude {i + 1}", category="attitude", rating=i + 1)
+                for i in range(3)
+            ]
         )
-        self.do(c.CreateCharacter(seat=seat, name=name, build=c.Freeform(abilities=tuple(abilities)),
-                                  drives=drives))  # type: ignore[arg-type]
+        self.do(
+            c.CreateCharacter(
+                seat=seat, name=name, build=c.Freeform(abilities=tuple(abilities)), drives=drives
+            )
+        )  # type: ignore[arg-type]
         return self.state.next_character - 1
 
     def mundane(self, seat: int, name: str) -> int:

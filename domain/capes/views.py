@@ -1,0 +1,234 @@
+"""Read views of a campaign's state: the board and each player's ledger.
+
+Pure functions of the state, so the CLI, the HTTP queries and the projections all show the
+same thing, and a view at any past version is the view of the state at that version.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from .characters import overdrawn
+from .model import CampaignState, Character, Conflict, Phase
+from .moves import waiting_for
+from .rolls import asked
+
+
+class View(msgspec.Struct, frozen=True, kw_only=True):
+    """Base of read views."""
+
+
+class DieView(View, frozen=True, kw_only=True):
+    id: int
+    value: int
+    controller: int | None
+    staked: int
+
+
+class SideView(View, frozen=True, kw_only=True):
+    index: int
+    label: str
+    total: int
+    dice: tuple[DieView, ...]
+    allies: tuple[int, ...]
+    claimed_by: int | None
+
+
+class ConflictView(View, frozen=True, kw_only=True):
+    id: int
+    kind: str
+    text: str
+    creator: int
+    names: tuple[int, ...]
+    controlling_side: int | None
+    sides: tuple[SideView, ...]
+
+
+class TurnView(View, frozen=True, kw_only=True):
+    seat: int
+    character: int
+    bought: bool
+    acted: bool
+    #: The roll waiting for its accept/reject decision: (conflict, die, before, rolled).
+    roll: tuple[int, int, int, int] | None
+    #: The seat whose chance it is to React, while reactions are open.
+    reacting: int | None
+    #: R-ROLL-4: the seats of which one must complete the narration ("And Then").
+    and_then: tuple[int, ...] | None
+
+
+class Board(View, frozen=True, kw_only=True):
+    name: str
+    edition: str
+    rules_version: str
+    players: tuple[str, ...]
+    scenes_played: int
+    next_framer: int | None
+    scene: int | None
+    scene_text: str | None
+    framer: int | None
+    #: character id -> seat playing it this scene.
+    cast: dict[int, int]
+    page: int | None
+    starter: int | None
+    phase: Phase | None
+    round: str | None
+    turn: TurnView | None
+    #: seat -> the commands it may use now to move the game on.
+    waiting_for: dict[int, tuple[str, ...]]
+    vetoable: tuple[int, ...]
+    conflicts: tuple[ConflictView, ...]
+    closed: bool
+
+
+class DriveView(View, frozen=True, kw_only=True):
+    name: str
+    strength: int
+    debt: int
+    overdrawn: bool
+
+
+class StakeView(View, frozen=True, kw_only=True):
+    conflict: int
+    die: int
+    drive: str
+    amount: int
+
+
+class CharacterView(View, frozen=True, kw_only=True):
+    id: int
+    name: str
+    played_by: int | None
+    drives: tuple[DriveView, ...]
+    staked: tuple[StakeView, ...]
+    blocked: tuple[str, ...]
+
+
+class InspirationView(View, frozen=True, kw_only=True):
+    id: int
+    value: int
+    source: int
+
+
+class Ledger(View, frozen=True, kw_only=True):
+    seat: int
+    name: str
+    tokens: int
+    inspirations: tuple[InspirationView, ...]
+    characters: tuple[CharacterView, ...]
+
+
+def conflict_view(c: Conflict) -> ConflictView:
+    return ConflictView(
+        id=c.id,
+        kind=c.kind,
+        text=c.text,
+        creator=c.creator,
+        names=c.names,
+        controlling_side=c.controlling_side,
+        sides=tuple(
+            SideView(
+                index=i,
+                label=s.label,
+                total=s.total,
+                dice=tuple(
+                    DieView(id=d.id, value=d.value, controller=d.controller, staked=d.staked)
+                    for d in s.dice
+                ),
+                allies=c.allies_of(i),
+                claimed_by=c.claims.get(i),
+            )
+            for i, s in enumerate(c.sides)
+        ),
+    )
+
+
+def board(state: CampaignState) -> Board:
+    """The table as everyone sees it."""
+    scene, page = state.scene, state.page
+    turn = page.turn if page else None
+    return Board(
+        name=state.name,
+        edition=state.edition,
+        rules_version=state.rules_version,
+        players=tuple(p.name for p in state.players),
+        scenes_played=state.scenes_played,
+        next_framer=state.next_framer,
+        scene=scene.number if scene else None,
+        scene_text=scene.text if scene else None,
+        framer=scene.framer if scene else None,
+        cast=dict(scene.cast) if scene else {},
+        page=page.number if page else None,
+        starter=page.starter if page else None,
+        phase=page.phase if page else None,
+        round=page.round if page and page.phase == "actions" else None,
+        turn=TurnView(
+            seat=turn.seat,
+            character=turn.character,
+            bought=turn.bought,
+            acted=turn.acted,
+            roll=(turn.roll.conflict, turn.roll.die, turn.roll.before, turn.roll.rolled)
+            if turn.roll
+            else None,
+            reacting=asked(state),
+            and_then=turn.and_then.seats if turn.and_then else None,
+        )
+        if turn
+        else None,
+        waiting_for=waiting_for(state),
+        vetoable=tuple(sorted(page.vetoable)) if page else (),
+        conflicts=tuple(
+            conflict_view(c) for c in sorted(state.conflicts.values(), key=lambda c: c.id)
+        ),
+        closed=state.closed,
+    )
+
+
+def _character_view(state: CampaignState, ch: Character) -> CharacterView:
+    cast = state.scene.cast if state.scene else {}
+    return CharacterView(
+        id=ch.id,
+        name=ch.name,
+        played_by=cast.get(ch.id),
+        drives=tuple(
+            DriveView(name=d.name, strength=d.strength, debt=d.debt, overdrawn=overdrawn(ch, d))
+            for d in ch.drives
+        ),
+        staked=tuple(
+            StakeView(conflict=c.id, die=d.id, drive=st.drive, amount=st.amount)
+            for c in sorted(state.conflicts.values(), key=lambda c: c.id)
+            for s in c.sides
+            for d in s.dice
+            for st in d.stakes
+            if st.character == ch.id
+        ),
+        blocked=tuple(sorted(ch.blocked)),
+    )
+
+
+def ledgers(state: CampaignState) -> tuple[Ledger, ...]:
+    """Each player's Story Tokens, Inspirations, and characters with their Debt.
+
+    A player's characters are those they play in the scene, or between scenes, those they made.
+    """
+    cast = state.scene.cast if state.scene else None
+
+    def theirs(seat: int, ch: Character) -> bool:
+        return cast.get(ch.id) == seat if cast is not None else ch.created_by == seat
+
+    return tuple(
+        Ledger(
+            seat=p.seat,
+            name=p.name,
+            tokens=p.tokens,
+            inspirations=tuple(
+                InspirationView(id=i.id, value=i.value, source=i.source) for i in p.inspirations
+            ),
+            characters=tuple(
+                _character_view(state, ch)
+                for ch in sorted(state.characters.values(), key=lambda c: c.id)
+                if theirs(p.seat, ch)
+            ),
+        )
+        for p in state.players
+    )

@@ -1,0 +1,1 @@
+"""Read models built from the event store (issue 4): board, ledgers, log, analytics."""
