@@ -91,3 +91,14 @@ def _redacted(url: str) -> str:
         return url
     netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
     return parts._replace(netloc=netloc).geturl()
+
+
+def describe_store(environ: Mapping[str, str] | None = None) -> str:
+    """Which store ``environ`` names, for people: never shows a password."""
+    if environ is None:
+        environ = os.environ
+    url = environ.get(DATABASE_URL, "").strip()
+    if url:
+        return f"PostgreSQL {_redacted(url)}"
+    db = environ.get(DB, "").strip() or DEFAULT_DB
+    return "the in-memory store" if db == MEMORY else f"the SQLite file {db}"

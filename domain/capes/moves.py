@@ -36,7 +36,8 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
         else:
             add(state.next_framer, "frame_scene", "pass_framing")
         return {s: tuple(t) for s, t in moves.items()}
-    assert page is not None
+    if page is None:  # between a page's end and the next page's start, inside one command
+        return {}
     if page.vetoable:
         for p in state.players:
             add(p.seat, "veto")

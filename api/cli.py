@@ -1,0 +1,51 @@
+"""The ``capes`` console command.
+
+``capes demo`` plays a scripted scene into the configured store (``CAPES_DB`` /
+``CAPES_DATABASE_URL``) and prints the board and ledgers after every page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from domain.errors import DomainError
+
+from .application import open_campaigns
+from .config import describe_store
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import demo_dice, play_demo
+
+    app = open_campaigns(dice=demo_dice())
+    print(f"Playing the demo scene into {describe_store(os.environ)}\n")
+    try:
+        campaign = play_demo(app)
+    except DomainError as refused:
+        print(f"the demo was refused: {refused}", file=sys.stderr)
+        return 1
+    print(f"\ncampaign {campaign} is stored with {app.get(campaign).version} events")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="capes", description="The Capes table server: play Capes campaigns as event logs."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    demo = commands.add_parser("demo", help="play a scripted scene for three players")
+    demo.set_defaults(run=_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    result: int = args.run(args)
+    return result
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
