@@ -1,0 +1,53 @@
+"""``capes demo`` plays its whole scene through the application, on every store."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from stores import MakeApp
+
+from api.application import Campaigns
+from api.cli import main
+from api.demo import demo_dice, play_demo
+
+#: What the demo must show, as event types (issue: "the demo scene").
+SHOWN = {
+    "CharacterCreated", "ConflictCreated", "ClaimMade", "RollAccepted", "RollRejected",
+    "ReactionsOpened", "AndThenRequired", "DebtStaked", "DieSplit", "ConflictResolved",
+    "Gloated", "InspirationRaised", "InspirationSpent", "PageEnded", "SceneEnded",
+}
+
+
+def test_the_demo_scene_plays_to_its_end_and_reloads_the_same_on_each_store(
+    make_app: MakeApp, store_env: dict[str, str]
+) -> None:
+    """R-SCENE-4, R-RES-3, R-RES-4, R-GLOAT-1, R-REACT-1: the scripted scene plays out."""
+    app = make_app(store_env, dice=demo_dice())
+    campaign = play_demo(app, out=lambda _: None)
+    history = app.history(campaign, limit=10_000)
+    kinds = Counter(type(r.event).__name__ for r in history)
+    assert SHOWN <= set(kinds), SHOWN - set(kinds)
+    resolved = [r.event for r in history if type(r.event).__name__ == "ConflictResolved"]
+    assert any(e.tokens and e.inspirations for e in resolved), "tokens and inspirations given"
+    assert [r.seat for r in history if type(r.event).__name__ == "ClaimMade"] == [2, 3, 1, 3, 2]
+    if store_env["PERSISTENCE_MODULE"] != "eventsourcing.popo":  # in-memory: one app only
+        fresh: Campaigns = make_app(store_env)
+        assert fresh.state(campaign) == app.state(campaign)
+    assert app.state(campaign).scene is None, "the scene is over"
+
+
+def test_capes_demo_prints_the_board_after_every_page_and_stores_the_campaign(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, make_app: MakeApp
+) -> None:
+    db = tmp_path / "demo.sqlite"
+    monkeypatch.setenv("CAPES_DB", str(db))
+    monkeypatch.delenv("CAPES_DATABASE_URL", raising=False)
+    assert main(["demo"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("-- end of scene 1, page") == 3
+    assert "Story Token" in printed and "between scenes" in printed
+    app = make_app({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db)})
+    assert len(app.campaign_ids()) == 1
