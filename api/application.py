@@ -144,13 +144,18 @@ class Campaigns(Application[UUID]):
     # -- commands ----------------------------------------------------------------------------
 
     def create(
-        self, command: CreatesCampaign, *, seat: int | None = None, narration: str = ""
+        self,
+        command: CreatesCampaign,
+        *,
+        seat: int | None = None,
+        narration: str = "",
+        campaign_id: UUID | None = None,
     ) -> Outcome:
-        """Create a campaign with a new id (its edition is ``command.edition``)."""
+        """Create a campaign (its edition is ``command.edition``) with a new id, or this one."""
         edition = get_edition(command.edition)
         command = edition.with_dice(command, self.dice)
         events = edition.decide(edition.initial_state(), command)
-        return self._append(uuid4(), None, edition, events, seat, narration)
+        return self._append(campaign_id or uuid4(), None, edition, events, seat, narration)
 
     def execute(
         self,

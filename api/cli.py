@@ -1,7 +1,8 @@
 """The ``capes`` console command.
 
-``capes demo`` plays a scripted scene into the configured store (``CAPES_DB`` /
-``CAPES_DATABASE_URL``) and prints the board and ledgers after every page.
+- ``capes serve [--host --port --workers]`` runs the HTTP server on the configured store.
+- ``capes demo`` plays a scripted scene into the configured store (``CAPES_DB`` /
+  ``CAPES_DATABASE_URL``) and prints the board and ledgers after every page.
 """
 
 from __future__ import annotations
@@ -31,6 +32,16 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    print(f"Serving campaigns from {describe_store(os.environ)} at "
+          f"http://{args.host}:{args.port} (docs: /schema)")
+    uvicorn.run("api.web:create_app", factory=True, host=args.host, port=args.port,
+                workers=args.workers, log_level=args.log_level)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="capes", description="The Capes table server: play Capes campaigns as event logs."
@@ -38,6 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="play a scripted scene for three players")
     demo.set_defaults(run=_demo)
+    serve = commands.add_parser("serve", help="run the HTTP server")
+    serve.add_argument("--host", default=os.environ.get("CAPES_HOST", "127.0.0.1"))
+    serve.add_argument("--port", type=int, default=int(os.environ.get("CAPES_PORT", "8000")))
+    serve.add_argument("--workers", type=int, default=1,
+                       help="worker processes (set CAPES_REDIS_URL for live events across them)")
+    serve.add_argument("--log-level", default="info")
+    serve.set_defaults(run=_serve)
     return parser
 
 

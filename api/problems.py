@@ -1,0 +1,81 @@
+"""RFC 9457 problem details for everything a client can get wrong (never a 500 for it).
+
+The rules engine's errors map by kind: a rule refusal is 422 with ``rule`` (the rule id),
+``choices`` and ``field`` when the player must choose; another seat's business is 403; a stale
+``expected_version`` or a concurrent write is 409; a reference to nothing is 400 (404 for the
+campaign or version in the path).
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException
+
+from domain.errors import ChoiceRequired, DomainError, RuleViolation
+
+log = logging.getLogger(__name__)
+MEDIA_TYPE = "application/problem+json"
+
+STATUS = {"rule": 422, "forbidden": 403, "malformed": 400, "conflict": 409, "not_found": 404}
+TITLES = {
+    400: "Bad request",
+    403: "Not allowed for this seat",
+    404: "Not found",
+    409: "Stale version",
+    422: "Against the rules",
+}
+
+
+def problem(
+    status: int, detail: str, title: str | None = None, **extra: Any
+) -> Response[dict[str, Any]]:
+    body: dict[str, Any] = {"type": "about:blank", "title": title or TITLES.get(status, "Error"),
+                            "status": status, "detail": detail}
+    body.update({k: v for k, v in extra.items() if v is not None})
+    return Response(body, status_code=status, media_type=MEDIA_TYPE)
+
+
+def domain_error(_: Request[Any, Any, Any], error: DomainError) -> Response[dict[str, Any]]:
+    status = STATUS.get(error.kind, 400)
+    if isinstance(error, RuleViolation):
+        return problem(
+            status,
+            error.reason,
+            rule=error.rule,
+            choices=list(error.choices) or None,
+            field=error.field if isinstance(error, ChoiceRequired) else None,
+        )
+    current = getattr(error, "current", None)
+    return problem(status, error.reason, current_version=current)
+
+
+def http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[dict[str, Any]]:
+    """Litestar's own errors (400 validation, 401, 403, 404, 405, 413, 429) as problems."""
+    status = error.status_code
+    try:
+        title = HTTPStatus(status).phrase
+    except ValueError:  # pragma: no cover
+        title = "Error"
+    detail = error.detail if error.detail and error.detail != title else title
+    response = problem(status, detail, title, errors=error.extra or None)
+    if error.headers:
+        response.headers.update(error.headers)
+    return response
+
+
+def internal_error(_: Request[Any, Any, Any], error: Exception) -> Response[dict[str, Any]]:
+    """A bug of ours: logged with its traceback, answered without internals."""
+    log.exception("unhandled error", exc_info=error)
+    return problem(500, "the server failed to handle this request; it has been logged")
+
+
+HANDLERS: dict[int | type[Exception], Any] = {
+    DomainError: domain_error,
+    HTTPException: http_error,
+    Exception: internal_error,
+}
+

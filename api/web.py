@@ -1,0 +1,383 @@
+"""The HTTP server: a Litestar app over the Campaigns application (the composition root).
+
+Routes (all under ``/campaigns``; the OpenAPI schema and a docs UI are at ``/schema``):
+
+- ``POST /campaigns`` opens a campaign and returns the owner's token;
+  ``POST /campaigns/{id}/seats`` seats a player and returns the seat's token.
+- ``POST /campaigns/{id}/commands`` runs one command for the token's seat.
+- ``GET /campaigns/{id}``, ``/board``, ``/ledgers``, ``/characters``, ``/state`` (each with
+  ``?version=N`` to look at the past), ``/events?after=&limit=`` (the log, paged) and
+  ``/events/stream`` (Server-Sent Events, resuming from ``Last-Event-ID``).
+
+Every route but ``POST /campaigns`` and ``POST /seats`` needs ``Authorization: Bearer <token>``
+(the stream also takes ``?token=``, since browsers' EventSource cannot send headers).
+The eventsourcing application is synchronous, so handlers run it in a worker thread.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncGenerator, Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
+from uuid import UUID, uuid4
+
+import anyio
+import msgspec
+from litestar import Litestar, Request, Router, get, post
+from litestar.channels import ChannelsPlugin
+from litestar.channels.backends.base import ChannelsBackend
+from litestar.channels.backends.memory import MemoryChannelsBackend
+from litestar.di import Provide
+from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
+from litestar.middleware.rate_limit import RateLimitConfig
+from litestar.openapi.config import OpenAPIConfig
+from litestar.openapi.plugins import SwaggerRenderPlugin
+from litestar.params import Parameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.static_files import create_static_files_router
+
+from domain.capes import commands as c
+from domain.capes.model import CampaignState, Character
+from domain.capes.views import Board, Ledger, board, ledgers
+
+from . import problems
+from .application import Campaigns, open_campaigns
+from .credentials import Actor, Keyring
+from .schemas import (
+    Applied,
+    CampaignOpened,
+    CampaignSummary,
+    CommandRequest,
+    EventOut,
+    EventsPage,
+    NewCampaign,
+    NewSeat,
+    SeatTaken,
+    event_out,
+)
+
+T = TypeVar("T")
+#: Seconds between keep-alive comments on an idle event stream.
+KEEPALIVE = 15.0
+#: Largest request body accepted (HTTP 413 above it).
+MAX_BODY = 64 * 1024
+Version = Annotated[int | None, Parameter(ge=1, description="Look at the campaign as it was "
+                                          "after this many events")]
+
+
+@dataclass
+class Services:
+    campaigns: Campaigns
+    keyring: Keyring
+    channels: ChannelsPlugin
+
+
+async def in_thread(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    return await anyio.to_thread.run_sync(lambda: func(*args, **kwargs))
+
+
+def channel(campaign_id: UUID) -> str:
+    return f"campaign:{campaign_id}"
+
+
+# -- authentication --------------------------------------------------------------------------
+
+
+def _token(request: Request[Any, Any, Any], query: bool) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    if query:
+        return request.query_params.get("token") or None
+    return None
+
+
+async def authenticate(
+    request: Request[Any, Any, Any], campaign_id: UUID, services: Services, query: bool = False
+) -> Actor:
+    token = _token(request, query)
+    if token is None:
+        raise NotAuthorizedException("a bearer token is required: Authorization: Bearer <token>")
+    actor = await in_thread(services.keyring.authenticate, campaign_id, token)
+    if actor is None:
+        raise NotAuthorizedException("this token is not one of this campaign's")
+    return actor
+
+
+async def provide_actor(
+    request: Request[Any, Any, Any], campaign_id: UUID, services: Services
+) -> Actor:
+    return await authenticate(request, campaign_id, services)
+
+
+def seat_of(actor: Actor) -> int:
+    if actor.seat is None:
+        raise PermissionDeniedException("the owner's token does not sit at the table: use a "
+                                        "seat's token")
+    return actor.seat
+
+
+# -- lobby -----------------------------------------------------------------------------------
+
+
+@post("/campaigns", status_code=201, summary="Open a campaign", tags=["lobby"])
+async def open_campaign(data: NewCampaign, services: Services) -> CampaignOpened:
+    """A new campaign; the response's ``owner_token`` is shown once."""
+    campaign_id = uuid4()
+    token = await in_thread(services.keyring.open_campaign, campaign_id)
+    command = c.CreateCampaign(name=data.name, starting_tokens=data.starting_tokens,
+                               edition=data.edition)
+    outcome = await in_thread(services.campaigns.create, command, campaign_id=campaign_id)
+    return CampaignOpened(campaign_id=campaign_id, owner_token=token, version=outcome.version)
+
+
+@post("/campaigns/{campaign_id:uuid}/seats", status_code=201, summary="Take a seat",
+      tags=["lobby"])
+async def take_seat(campaign_id: UUID, data: NewSeat, services: Services) -> SeatTaken:
+    """Seat a player (between scenes, R-X-SEAT-1); the response's ``token`` is shown once.
+
+    The campaign id is the invitation: whoever has it may join.
+    """
+    outcome = await in_thread(services.campaigns.execute, campaign_id,
+                              c.SeatPlayer(name=data.name))
+    seat = len(outcome.state.players)
+    token = await in_thread(services.keyring.issue, campaign_id, seat)
+    await _announce(services, campaign_id)
+    return SeatTaken(campaign_id=campaign_id, seat=seat, token=token, version=outcome.version)
+
+
+# -- commands --------------------------------------------------------------------------------
+
+
+async def _announce(services: Services, campaign_id: UUID) -> None:
+    services.channels.publish(b"1", [channel(campaign_id)])
+
+
+async def _apply(services: Services, campaign_id: UUID, command: c.Command,
+                 narration: str = "", expected_version: int | None = None) -> Applied:
+    outcome = await in_thread(services.campaigns.execute, campaign_id, command,
+                              narration=narration, expected_version=expected_version)
+    if outcome.events:
+        await _announce(services, campaign_id)
+    return Applied(version=outcome.version, events=tuple(event_out(r) for r in outcome.events))
+
+
+@post("/campaigns/{campaign_id:uuid}/commands", status_code=200, summary="Run a command",
+      tags=["play"], request_max_body_size=MAX_BODY)
+async def run_command(campaign_id: UUID, data: CommandRequest, actor: Actor,
+                      services: Services) -> Applied:
+    """Run one command for the token's seat: the events it appended and the new version.
+
+    ``command.seat`` may be left out (it is the token's seat); naming another seat is 403.
+    Refusals: 422 with the rule id, 403 for another seat's character, 409 for a stale
+    ``expected_version``.
+    """
+    seat = seat_of(actor)
+    command: c.SeatCommand = data.command
+    if command.seat not in (0, seat):
+        raise PermissionDeniedException(f"seat {seat} may not act for seat {command.seat}")
+    command = msgspec.structs.replace(command, seat=seat)
+    return await _apply(services, campaign_id, command, data.narration, data.expected_version)
+
+
+@post("/campaigns/{campaign_id:uuid}/close", status_code=200, summary="Close the campaign",
+      tags=["owner"])
+async def close_campaign(campaign_id: UUID, actor: Actor, services: Services) -> Applied:
+    """The owner closes the campaign: no command is accepted after it."""
+    if not actor.owner:
+        raise PermissionDeniedException("only the owner's token may close the campaign")
+    return await _apply(services, campaign_id, c.CloseCampaign())
+
+
+# -- queries ---------------------------------------------------------------------------------
+
+
+async def _state(services: Services, campaign_id: UUID,
+                 version: int | None) -> CampaignState:
+    state: CampaignState = await in_thread(services.campaigns.state, campaign_id, version)
+    return state
+
+
+@get("/campaigns/{campaign_id:uuid}", summary="The campaign", tags=["queries"])
+async def campaign_summary(campaign_id: UUID, actor: Actor,
+                           services: Services) -> CampaignSummary:
+    agg = await in_thread(services.campaigns.get, campaign_id)
+    state: CampaignState = agg.state
+    return CampaignSummary(
+        campaign_id=campaign_id, name=state.name, edition=agg.edition,
+        rules_version=state.rules_version, version=agg.version, created_on=agg.created_on,
+        modified_on=agg.modified_on, players=tuple(p.name for p in state.players),
+        closed=state.closed,
+    )
+
+
+@get("/campaigns/{campaign_id:uuid}/board", summary="The board", tags=["queries"])
+async def get_board(campaign_id: UUID, actor: Actor, services: Services,
+                    version: Version = None) -> Board:
+    """Scene, page, phase, whose move and what they may do, conflicts with their dice."""
+    return board(await _state(services, campaign_id, version))
+
+
+@get("/campaigns/{campaign_id:uuid}/ledgers", summary="Every player's ledger",
+     tags=["queries"])
+async def get_ledgers(campaign_id: UUID, actor: Actor, services: Services,
+                      version: Version = None) -> tuple[Ledger, ...]:
+    """Story Tokens, Inspirations, and the characters' Debt per Drive, staked and blocked."""
+    return ledgers(await _state(services, campaign_id, version))
+
+
+@get("/campaigns/{campaign_id:uuid}/characters", summary="The characters", tags=["queries"])
+async def get_characters(campaign_id: UUID, actor: Actor, services: Services,
+                         version: Version = None) -> tuple[Character, ...]:
+    state = await _state(services, campaign_id, version)
+    return tuple(state.characters[i] for i in sorted(state.characters))
+
+
+@get("/campaigns/{campaign_id:uuid}/state", summary="The whole state", tags=["queries"])
+async def get_state(campaign_id: UUID, actor: Actor, services: Services,
+                    version: Version = None) -> CampaignState:
+    """The rules engine's state of the campaign, now or at ``version``."""
+    return await _state(services, campaign_id, version)
+
+
+@get("/campaigns/{campaign_id:uuid}/events", summary="The event log", tags=["queries"])
+async def get_events(
+    campaign_id: UUID, actor: Actor, services: Services,
+    after: Annotated[int, Parameter(ge=0, description="Events after this position")] = 0,
+    limit: Annotated[int, Parameter(ge=1, le=1000)] = 100,
+) -> EventsPage:
+    records = await in_thread(services.campaigns.history, campaign_id, after, limit)
+    events = tuple(event_out(r) for r in records)
+    return EventsPage(events=events,
+                      next_after=events[-1].position if len(events) == limit else None)
+
+
+@get("/campaigns/{campaign_id:uuid}/events/stream", summary="Live events (SSE)",
+     tags=["queries"], dependencies={"actor": Provide(lambda: None, sync_to_thread=False)})
+async def stream_events(
+    campaign_id: UUID, request: Request[Any, Any, Any], services: Services,
+    after: Annotated[int | None, Parameter(ge=0, description="Resume after this position")]
+    = None,
+    token: Annotated[str | None, Parameter(description="The bearer token, for browsers")]
+    = None,
+) -> ServerSentEvent:
+    """Every event from ``after`` (or the ``Last-Event-ID`` header) on, then each new one.
+
+    Each message's ``id`` is the event's position and its ``event`` the event type.
+    """
+    await authenticate(request, campaign_id, services, query=True)
+    last_id = request.headers.get("last-event-id", "").strip()
+    start = int(last_id) if last_id.isdigit() else (after or 0)
+    await in_thread(services.campaigns.get, campaign_id)  # 404 before the stream starts
+    return ServerSentEvent(_follow(services, campaign_id, start))
+
+
+async def _follow(services: Services, campaign_id: UUID,
+                  last: int) -> AsyncGenerator[ServerSentEventMessage, None]:
+    encoder = msgspec.json.Encoder()
+    subscriber = await services.channels.subscribe([channel(campaign_id)])
+    try:
+        while True:
+            # Subscribed first, read second: nothing appended in between can be missed.
+            records = await in_thread(services.campaigns.history, campaign_id, last, 200)
+            for record in records:
+                out: EventOut = event_out(record)
+                yield ServerSentEventMessage(data=encoder.encode(out).decode(),
+                                             event=out.type, id=out.position)
+                last = out.position
+            if len(records) == 200:
+                continue
+            with anyio.move_on_after(KEEPALIVE) as waited:
+                async for _ in subscriber.iter_events():
+                    break
+            if waited.cancelled_caught:
+                yield ServerSentEventMessage(comment="keep-alive")
+    finally:
+        with anyio.CancelScope(shield=True):
+            await services.channels.unsubscribe(subscriber)
+
+
+# -- the app ---------------------------------------------------------------------------------
+
+
+def _docs() -> tuple[OpenAPIConfig, Router | None]:
+    """The OpenAPI schema at /schema, with a Swagger UI served from this machine (no CDN)."""
+    try:
+        from swagger_ui_bundle import swagger_ui_path
+    except ImportError:  # pragma: no cover - a dependency; the schema still works without it
+        return OpenAPIConfig(title="Capes table server", version="0.1.0", path="/schema"), None
+    assets = "/schema-assets"
+    ui = SwaggerRenderPlugin(
+        js_url=f"{assets}/swagger-ui-bundle.js",
+        css_url=f"{assets}/swagger-ui.css",
+        standalone_preset_js_url=f"{assets}/swagger-ui-standalone-preset.js",
+        favicon=f"<link rel='icon' href='{assets}/favicon-32x32.png'>",
+        path="/",
+    )
+    config = OpenAPIConfig(
+        title="Capes table server", version="0.1.0", path="/schema", render_plugins=[ui],
+        description="Play Capes campaigns over HTTP. Rule refusals are 422 problem details "
+        "carrying the rule id (`rule`).",
+    )
+    router = create_static_files_router(path=assets, directories=[swagger_ui_path],
+                                        include_in_schema=False)
+    return config, router
+
+
+def channels_backend(environ: Mapping[str, str]) -> ChannelsBackend:
+    """Redis pub/sub when ``CAPES_REDIS_URL`` is set (many workers), else in-process."""
+    url = environ.get("CAPES_REDIS_URL", "").strip()
+    if not url:
+        return MemoryChannelsBackend()
+    from litestar.channels.backends.redis import RedisChannelsPubSubBackend
+    from redis.asyncio import Redis
+
+    return RedisChannelsPubSubBackend(redis=Redis.from_url(url))
+
+
+def create_app(
+    campaigns: Campaigns | None = None,
+    keyring: Keyring | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    rate_limit: int | None = None,
+) -> Litestar:
+    """The server. Without arguments the stores come from the environment (``CAPES_DB``,
+    ``CAPES_DATABASE_URL``, ``CAPES_REDIS_URL``); ``rate_limit`` is requests per second per
+    client (``CAPES_RATE_LIMIT``, default 50; 0 turns it off)."""
+    environ = os.environ if environ is None else environ
+    if campaigns is None:
+        campaigns = open_campaigns(environ)
+    if keyring is None:
+        # The tokens live in the same store as the campaigns, in tables of their own.
+        keyring = Keyring(dict(campaigns.env))
+    plugin = ChannelsPlugin(backend=channels_backend(environ), arbitrary_channels_allowed=True)
+    services = Services(campaigns=campaigns, keyring=keyring, channels=plugin)
+    if rate_limit is None:
+        rate_limit = int(environ.get("CAPES_RATE_LIMIT", "50") or 0)
+    middleware = []
+    if rate_limit > 0:
+        middleware.append(RateLimitConfig(rate_limit=("second", rate_limit),
+                                          exclude=["/schema"]).middleware)
+    openapi, assets = _docs()
+    handlers: list[Any] = [
+        open_campaign, take_seat, run_command, close_campaign, campaign_summary, get_board,
+        get_ledgers, get_characters, get_state, get_events, stream_events,
+    ]
+    if assets is not None:
+        handlers.append(assets)
+    return Litestar(
+        route_handlers=handlers,
+        dependencies={
+            "services": Provide(lambda: services, use_cache=True, sync_to_thread=False),
+            "actor": Provide(provide_actor),
+        },
+        plugins=[plugin],
+        exception_handlers=problems.HANDLERS,
+        middleware=middleware,
+        openapi_config=openapi,
+        request_max_body_size=MAX_BODY,
+        on_shutdown=[campaigns.close, keyring.close],
+    )
