@@ -17,4 +17,4 @@ def test_the_readme_play_through_runs_and_its_assertions_hold() -> None:
     blocks = python_blocks(README.read_text(encoding="utf-8"))
     assert blocks, "the README opens with a play-through in a python block"
     namespace: dict[str, object] = {"__name__": "readme"}
-    exec(compile(blocks[0], str(README), "exec"), namespace)  # noqa: S102
+    exec(compile(blocks[0], str(README), "exec"), namespace)
