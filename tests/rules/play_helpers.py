@@ -22,7 +22,7 @@ from rulebook import Table
 from domain.capes import EDITION
 from domain.capes import commands as c
 from domain.capes.events import DebtGained
-from domain.capes.model import CampaignState, Conflict
+from domain.capes.model import CampaignState, Conflict, DriveName
 from domain.capes.resolution import pending
 from domain.capes.rolls import asked
 from domain.capes.turns import bought_turn_seat, turn_seat
@@ -32,6 +32,9 @@ AURORA, BRUTE, MIA = 1, 2, 3
 AURORA_DRIVES = {"Justice": 3, "Hope": 2, "Truth": 2, "Love": 1, "Duty": 1}
 POWERS = ("Flight", "Strength", "Blast", "Speed", "Shield")
 UNDIFFERENTIATED = "Undifferentiated"
+
+#: character -> Drive -> Debt gained in earlier play (see :func:`earlier_debt`).
+Debts = Mapping[int, Mapping[DriveName, int]]
 
 
 def power(hero: str, rating: int) -> str:
@@ -47,15 +50,13 @@ def skill(rating: int) -> str:
 # -- setting the table -----------------------------------------------------------------------
 
 
-def a_scene(
-    *, framer: int = 3, tokens: int = 0, debt: Mapping[int, Mapping[str, int]] = {}
-) -> Table:
+def a_scene(*, framer: int = 3, tokens: int = 0, debt: Debts | None = None) -> Table:
     """Scene 1, page 1, free play: each seat has chosen its character and claiming is over."""
     t = Table(players=3, tokens=tokens)
     t.hero(1, "Aurora", AURORA_DRIVES)
     t.hero(2, "Brute")
     t.mundane(3, "Mia")
-    for character, drives in debt.items():
+    for character, drives in (debt or {}).items():
         for drive, amount in drives.items():
             earlier_debt(t, character, drive, amount)
     return a_next_scene(t, framer)
@@ -72,22 +73,19 @@ def a_next_scene(t: Table, framer: int | None = None) -> Table:
     return play_on(t, until=lambda s: s.page is not None and s.page.phase == "free_play")
 
 
-def earlier_debt(t: Table, character: int, drive: str, amount: int) -> None:
+def earlier_debt(t: Table, character: int, drive: DriveName, amount: int) -> None:
     """Debt the character gained from super abilities used earlier in the campaign."""
-    events = [
-        DebtGained(character=character, drive=drive, amount=1)  # type: ignore[arg-type]
-        for _ in range(amount)
-    ]
+    events = [DebtGained(character=character, drive=drive, amount=1) for _ in range(amount)]
     t.events.extend(events)
     t.state = fold(EDITION, events, t.state)
 
 
-def a_scene_with_a_conflict(**kwargs: object) -> Table:
+def a_scene_with_a_conflict(*, framer: int = 3, tokens: int = 0, debt: Debts | None = None) -> Table:
     """:func:`a_scene`, then the first seat's free turn creates Event 1 ("For"/"Against").
 
     With the default framer, Mia (seat 3) creates it and Aurora's turn comes next.
     """
-    t = a_scene(**kwargs)  # type: ignore[arg-type]
+    t = a_scene(framer=framer, tokens=tokens, debt=debt)
     seat = next_turn_seat(t)
     take_turn(t, seat, c.CreateConflict(seat=seat, kind="event", text="The warehouse burns"))
     return t
@@ -149,7 +147,7 @@ def end_turn(t: Table, seat: int) -> Table:
     return t
 
 
-def _drive_for(t: Table, character: int, drive: str | None) -> str | None:
+def _drive_for(t: Table, character: int, drive: DriveName | None) -> DriveName | None:
     """The Drive named, or the character's first Drive when it has a choice."""
     drives = t.state.characters[character].drives
     return drive if drive is not None or len(drives) == 1 else drives[0].name
@@ -163,7 +161,7 @@ def a_turn_with_a_roll(
     value: int,
     *,
     conflict: int = 1,
-    drive: str | None = None,
+    drive: DriveName | None = None,
 ) -> Table:
     """``seat`` starts its turn and rolls ``die`` with ``ability``; ``value`` comes up.
 
@@ -182,7 +180,7 @@ def roll(
     value: int,
     *,
     conflict: int = 1,
-    drive: str | None = None,
+    drive: DriveName | None = None,
 ) -> Table:
     """In ``seat``'s started turn, roll ``die`` with ``ability``; ``value`` comes up."""
     turn = t.state.page.turn if t.state.page else None
@@ -196,7 +194,7 @@ def roll(
             die=die,
             drive=_drive_for(t, turn.character, drive),
         )
-    )  # type: ignore[arg-type]
+    )
     return t
 
 
@@ -216,7 +214,7 @@ def a_roll(
     conflict: int = 1,
     accept: bool = True,
     ally: int | None = None,
-    drive: str | None = None,
+    drive: DriveName | None = None,
     stake: int = 0,
     end: bool = True,
 ) -> Table:
@@ -235,7 +233,7 @@ def a_roll(
                 amount=stake,
                 drive=_drive_for(t, turn.character, drive),
             )
-        )  # type: ignore[arg-type]
+        )
     return end_turn(t, seat) if end else t
 
 
@@ -311,9 +309,7 @@ def to_resolution(t: Table) -> Table:
 # -- canned tables ---------------------------------------------------------------------------
 
 
-def a_won_warehouse(
-    *, brute: int = 5, aurora: int = 3, tokens: int = 0, debt: Mapping[int, Mapping[str, int]] = {}
-) -> Table:
+def a_won_warehouse(*, brute: int = 5, aurora: int = 3, tokens: int = 0, debt: Debts | None = None) -> Table:
     """Page 1: Mia creates Event 1; Aurora rolls its "Against" die (die 2) to ``aurora``,
     accepts and stakes 1 Justice Debt under it; Brute rolls its "For" die (die 1) to
     ``brute``, accepts and stakes 1 Debt under it. Page 2 (Starter seat 1): seat 1 claims
@@ -324,10 +320,12 @@ def a_won_warehouse(
     return next_page(t, claims={1: [(1, 1)], 2: [(1, 0)]})
 
 
-def a_table_in_resolution(**kwargs: object) -> Table:
+def a_table_in_resolution(
+    *, brute: int = 5, aurora: int = 3, tokens: int = 0, debt: Debts | None = None
+) -> Table:
     """:func:`a_won_warehouse`, played on to page 2's resolution phase: with the default
     dice "For" (5) controls "Against" (3), so seat 2 resolves Event 1."""
-    return to_resolution(a_won_warehouse(**kwargs))  # type: ignore[arg-type]
+    return to_resolution(a_won_warehouse(brute=brute, aurora=aurora, tokens=tokens, debt=debt))
 
 
 def a_deadlocked_warehouse() -> Table:
