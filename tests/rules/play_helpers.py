@@ -80,7 +80,9 @@ def earlier_debt(t: Table, character: int, drive: DriveName, amount: int) -> Non
     t.state = fold(EDITION, events, t.state)
 
 
-def a_scene_with_a_conflict(*, framer: int = 3, tokens: int = 0, debt: Debts | None = None) -> Table:
+def a_scene_with_a_conflict(
+    *, framer: int = 3, tokens: int = 0, debt: Debts | None = None
+) -> Table:
     """:func:`a_scene`, then the first seat's free turn creates Event 1 ("For"/"Against").
 
     With the default framer, Mia (seat 3) creates it and Aurora's turn comes next.
@@ -309,7 +311,9 @@ def to_resolution(t: Table) -> Table:
 # -- canned tables ---------------------------------------------------------------------------
 
 
-def a_won_warehouse(*, brute: int = 5, aurora: int = 3, tokens: int = 0, debt: Debts | None = None) -> Table:
+def a_won_warehouse(
+    *, brute: int = 5, aurora: int = 3, tokens: int = 0, debt: Debts | None = None
+) -> Table:
     """Page 1: Mia creates Event 1; Aurora rolls its "Against" die (die 2) to ``aurora``,
     accepts and stakes 1 Justice Debt under it; Brute rolls its "For" die (die 1) to
     ``brute``, accepts and stakes 1 Debt under it. Page 2 (Starter seat 1): seat 1 claims
