@@ -326,7 +326,7 @@ def and_then(state: CampaignState, conflict_id: int) -> list[Event]:
 @handle.register
 def _narrate(command: Narrate, state: CampaignState) -> Iterable[Event]:
     require_seat(state, command)
-    if command.and_then:
+    if command.and_then:  # R-X-ROLL-1: completing an And Then is a narration
         page = state.page
         prompt = page.turn.and_then if page and page.turn else None
         if prompt is None:

@@ -33,7 +33,10 @@ def require_between(state: CampaignState, seat: int) -> Turn:
 
 
 def split_values(value: int, into: int) -> list[int]:
-    """R-SPLIT-1: as even as possible, largest first (5 into 2 is 3+2; into 3 is 2+2+1)."""
+    """R-SPLIT-1: as even as possible, largest first (5 into 2 is 3+2; into 3 is 2+2+1).
+
+    R-X-SPLIT-1: the split die keeps the first (largest) value.
+    """
     q, r = divmod(value, into)
     return [q + 1] * r + [q] * (into - r)
 
@@ -80,7 +83,10 @@ def _stake_drive(
 
 
 def _stake_side(turn: Turn, who: Character, c: Conflict, side: int) -> None:
-    """R-STAKE-2: on a side the character is allied to, or will be by this turn's Ability."""
+    """R-STAKE-2: on a side the character is allied to, or will be by this turn's Ability.
+
+    R-X-STAKE-1: before the Ability, such a stake is a promise of one side of one Conflict.
+    """
     if c.allies.get(who.id) == side:
         return
     if turn.used_ability:
@@ -118,7 +124,8 @@ def _split(
     events: list[Event] = [
         DieSplit(conflict=c.id, die=die.id, value=values[0], new_dice=new, character=who.id)
     ]
-    # One Debt under each new die; any extra goes under the first (R-SPLIT-1 "at least").
+    # One Debt under each new die; any extra goes under the first (R-SPLIT-1 "at least",
+    # R-X-SPLIT-1).
     for i, (die_id, _) in enumerate(new):
         amount = 1 + (debt - (into - 1) if i == 0 else 0)
         events.append(
