@@ -303,6 +303,20 @@ def next_page(t: Table, claims: Mapping[int, Sequence[tuple[int, int]]] = {}) ->
     return t
 
 
+def until_turn_of(t: Table, seat: int) -> Table:
+    """Play filler turns (and passes) until ``seat`` may start a turn."""
+
+    def its_turn(s: CampaignState) -> bool:
+        page = s.page
+        if page is None or page.turn is not None:
+            return False
+        if page.phase == "free_play":
+            return page.starter == seat
+        return page.phase == "actions" and turn_seat(s) == seat
+
+    return play_on(t, until=its_turn)
+
+
 def to_resolution(t: Table) -> Table:
     """Play filler turns and pass on buying turns until the resolution phase."""
     return play_on(t, until=lambda s: s.page is not None and s.page.phase == "resolution")
@@ -312,24 +326,38 @@ def to_resolution(t: Table) -> Table:
 
 
 def a_won_warehouse(
-    *, brute: int = 5, aurora: int = 3, tokens: int = 0, debt: Debts | None = None
+    *,
+    brute: int = 5,
+    aurora: int = 3,
+    tokens: int = 0,
+    debt: Debts | None = None,
+    brute_stake: int = 1,
 ) -> Table:
     """Page 1: Mia creates Event 1; Aurora rolls its "Against" die (die 2) to ``aurora``,
     accepts and stakes 1 Justice Debt under it; Brute rolls its "For" die (die 1) to
-    ``brute``, accepts and stakes 1 Debt under it. Page 2 (Starter seat 1): seat 1 claims
-    "Against" (side 1), seat 2 claims "For" (side 0); Mia claims nothing."""
+    ``brute``, accepts and stakes ``brute_stake`` Debt under it (more than 1 needs earlier
+    ``debt``). Page 2 (Starter seat 1): seat 1 claims "Against" (side 1), seat 2 claims "For"
+    (side 0); Mia claims nothing."""
     t = a_scene_with_a_conflict(tokens=tokens, debt=debt)
     a_roll(t, 1, power("Aurora", 1), die=2, value=aurora, ally=1, drive="Justice", stake=1)
-    a_roll(t, 2, power("Brute", 5), die=1, value=brute, stake=1)
+    a_roll(t, 2, power("Brute", 5), die=1, value=brute, stake=brute_stake)
     return next_page(t, claims={1: [(1, 1)], 2: [(1, 0)]})
 
 
 def a_table_in_resolution(
-    *, brute: int = 5, aurora: int = 3, tokens: int = 0, debt: Debts | None = None
+    *,
+    brute: int = 5,
+    aurora: int = 3,
+    tokens: int = 0,
+    debt: Debts | None = None,
+    brute_stake: int = 1,
 ) -> Table:
     """:func:`a_won_warehouse`, played on to page 2's resolution phase: with the default
     dice "For" (5) controls "Against" (3), so seat 2 resolves Event 1."""
-    return to_resolution(a_won_warehouse(brute=brute, aurora=aurora, tokens=tokens, debt=debt))
+    won = a_won_warehouse(
+        brute=brute, aurora=aurora, tokens=tokens, debt=debt, brute_stake=brute_stake
+    )
+    return to_resolution(won)
 
 
 def a_deadlocked_warehouse() -> Table:
