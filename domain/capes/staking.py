@@ -196,6 +196,9 @@ def _schism(command: Schism, state: CampaignState) -> Iterable[Event]:
             raise RuleViolation("R-SCHISM-1", f"side {command.side} has no uncontrolled die")
         added = command.split_uncontrolled - 1
         drive = _stake_drive(turn, who, c, added, command.drive)
+        # R-STAKE-2 / R-X-STAKE-1: the split's Debt is staked on this side first, so the
+        # character must be allied to it (or, before the ability, promise it).
+        _stake_side(turn, who, c, command.side)
         events.extend(_split(c, free[0], added + 1, added, who, drive))
         moved.extend(range(c.next_die, c.next_die + added))
     if not moved:

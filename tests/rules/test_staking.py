@@ -375,6 +375,17 @@ def test_after_a_schism_the_character_is_no_longer_allied_to_the_side_it_left() 
     given(t.events).when(c.SplitDie(seat=AURORA, conflict=1, die=1, into=2)).refused("R-STAKE-2")
 
 
+def test_the_uncontrolled_die_is_split_for_a_schism_only_by_a_character_of_its_side() -> None:
+    """R-SCHISM-1 / R-STAKE-2: the split's Debt is staked on "For" first; Aurora, allied to
+    "Against" after her roll, cannot carve Mia's 3 off "For" with a Schism."""
+    t = a_scene_with_a_conflict(framer=2)
+    a_roll(t, MIA, skill(3), die=1, value=3)
+    a_roll(t, AURORA, power("Aurora", 1), die=2, value=4, drive="Justice", end=False)
+    given(t.events).when(c.Schism(seat=AURORA, conflict=1, side=0, split_uncontrolled=2)).refused(
+        "R-STAKE-2"
+    )
+
+
 def test_a_schism_settles_the_turns_promise() -> None:
     """R-X-SCHISM-1 / R-X-STAKE-1: Debt staked before the ability to split the uncontrolled
     die for a Schism leaves no promise behind: the roll may then ally anywhere."""
