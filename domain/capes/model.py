@@ -191,6 +191,9 @@ class Scene(Frozen, frozen=True):
     free_conflicts_used: frozenset[tuple[int, int]] = frozenset()
     #: (character, goal text) pairs of failed Goals (R-CONF-5).
     failed_goals: frozenset[tuple[int, str]] = frozenset()
+    #: Conflicts still open to a veto when the last page ended: the window lasts until the
+    #: next turn starts, which is on the next page (R-CONF-3).
+    vetoable: frozenset[int] = frozenset()
 
     def characters_of(self, seat: int) -> tuple[int, ...]:
         return tuple(c for c, s in self.cast.items() if s == seat)

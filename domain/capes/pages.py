@@ -267,8 +267,12 @@ def _page_started(event: PageStarted, state: CampaignState) -> CampaignState:
         phase="overdrawn" if event.overdrawn else "claiming",
         overdrawn=event.overdrawn,
         cursor=event.starter,
+        # R-CONF-3: a Conflict created in the last turn of a page may be vetoed until the
+        # next turn starts, on this page.
+        vetoable=state.scene.vetoable,
     )
-    return replace(state, page=page, scene=replace(state.scene, pages=event.page))
+    scene = replace(state.scene, pages=event.page, vetoable=frozenset())
+    return replace(state, page=page, scene=scene)
 
 
 @apply.register
@@ -288,7 +292,11 @@ def _phase(event: PhaseBegan, state: CampaignState) -> CampaignState:
 def _page_ended(event: PageEnded, state: CampaignState) -> CampaignState:
     # R-PAGE-7: all remaining Claims are removed when the page ends.
     conflicts = {i: replace(c, claims={}) for i, c in state.conflicts.items()}
-    return replace(state, page=None, conflicts=conflicts)
+    scene = state.scene
+    if scene is not None and state.page is not None:
+        # R-CONF-3: the veto window outlives the page; it closes when the next turn starts.
+        scene = replace(scene, vetoable=state.page.vetoable.intersection(conflicts))
+    return replace(state, page=None, conflicts=conflicts, scene=scene)
 
 
 __all__ = ["PageEnded", "allied_dice", "claimable", "set_die"]
