@@ -43,7 +43,10 @@ def allied_dice(state: CampaignState, character_id: int) -> list[tuple[int, int,
 
 
 def _overdrawn_drives(state: CampaignState) -> tuple[OverdrawnDrive, ...]:
-    """R-PAGE-2: every Overdrawn Drive of a character in the scene with a die to roll."""
+    """R-PAGE-2: every Overdrawn Drive of a character in the scene with a die to roll.
+
+    R-X-PAGE-2: each is then rolled by a command of the character's player, in any order.
+    """
     assert state.scene is not None
     return tuple(
         OverdrawnDrive(character=ch, drive=d.name)
@@ -169,6 +172,7 @@ def set_die(state: CampaignState, conflict_id: int, die_id: int, value: int) -> 
 
 
 def _require_claiming_go(page: Page, seat: int) -> None:
+    """R-X-PAGE-1: claiming moves are made on one's go, clockwise from the Starter."""
     if page.phase != "claiming":
         raise RuleViolation("R-PAGE-3", "claims are made in the claiming phase")
     if page.cursor != seat:
