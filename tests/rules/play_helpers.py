@@ -16,6 +16,7 @@ The helpers only send commands through the rules (``Table``); the one exception 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from rulebook import Table
 
@@ -156,22 +157,15 @@ def _drive_for(t: Table, character: int, drive: DriveName | None) -> DriveName |
 
 
 def a_turn_with_a_roll(
-    t: Table,
-    seat: int,
-    ability: str,
-    die: int,
-    value: int,
-    *,
-    conflict: int = 1,
-    drive: DriveName | None = None,
+    t: Table, seat: int, ability: str, die: int, value: int, **where: Any
 ) -> Table:
     """``seat`` starts its turn and rolls ``die`` with ``ability``; ``value`` comes up.
 
-    The roll waits for the roller's decision (R-ROLL-2). A super ability's Debt goes on
-    ``drive``, or the first Drive of the character.
+    The roll waits for the roller's decision (R-ROLL-2). ``where``: ``conflict`` (default 1)
+    and ``drive``, the Drive that takes a super ability's Debt (default: the first Drive).
     """
     start_turn(t, seat)
-    return roll(t, seat, ability, die, value, conflict=conflict, drive=drive)
+    return roll(t, seat, ability, die, value, **where)
 
 
 def roll(
@@ -213,29 +207,23 @@ def a_roll(
     die: int,
     value: int,
     *,
-    conflict: int = 1,
     accept: bool = True,
     ally: int | None = None,
-    drive: DriveName | None = None,
     stake: int = 0,
     end: bool = True,
+    **where: Any,
 ) -> Table:
-    """A turn that rolls, decides, lets reactions pass, optionally stakes ``stake`` Debt
-    under the rolled die, and ends (unless ``end`` is False)."""
-    a_turn_with_a_roll(t, seat, ability, die, value, conflict=conflict, drive=drive)
+    """A turn that rolls (``where``: ``conflict`` and ``drive``, as for
+    :func:`a_turn_with_a_roll`), decides, lets reactions pass, optionally stakes ``stake``
+    Debt (from the same Drive) under the rolled die, and ends (unless ``end`` is False)."""
+    a_turn_with_a_roll(t, seat, ability, die, value, **where)
     decide(t, seat, accept=accept, ally=ally)
     if stake:
         turn = t.state.page.turn if t.state.page else None
         assert turn is not None
-        t(
-            c.StakeDebt(
-                seat=seat,
-                conflict=conflict,
-                die=die,
-                amount=stake,
-                drive=_drive_for(t, turn.character, drive),
-            )
-        )
+        drive = _drive_for(t, turn.character, where.get("drive"))
+        conflict = where.get("conflict", 1)
+        t(c.StakeDebt(seat=seat, conflict=conflict, die=die, amount=stake, drive=drive))
     return end_turn(t, seat) if end else t
 
 
@@ -289,17 +277,26 @@ def play_on(t: Table, until: Callable[[CampaignState], bool]) -> Table:
     raise AssertionError("play_on went round too many times")
 
 
-def next_page(t: Table, claims: Mapping[int, Sequence[tuple[int, int]]] = {}) -> Table:
+def next_page(
+    t: Table,
+    claims: Mapping[int, Sequence[tuple[int, int]]] = {},
+    *,
+    choose: Mapping[int, Sequence[int]] = {},
+) -> Table:
     """Play on to the next claiming phase (the one under way, if claiming is going on); there
-    each seat makes its ``claims`` (conflict, side) on its go. Returns in free play."""
+    each seat chooses the further characters in ``choose`` (R-SCENE-2: 1 Story Token each)
+    and makes its ``claims`` (conflict, side) on its go. Returns in free play."""
     play_on(t, until=lambda s: s.page is not None and s.page.phase == "claiming")
     left = {seat: list(made) for seat, made in claims.items()}
+    chosen = {seat: list(characters) for seat, characters in choose.items()}
     while t.state.page is not None and t.state.page.phase == "claiming":
         seat = t.state.page.cursor
+        for character in chosen.pop(seat, []):
+            t(c.ChooseCharacter(seat=seat, character=character))
         for conflict_id, side in left.pop(seat, []):
             t(c.Claim(seat=seat, conflict=conflict_id, side=side))
         t(c.PassClaiming(seat=seat))
-    assert not left, f"claims not made: {left}"
+    assert not left and not chosen, f"not done: claims {left}, characters {chosen}"
     return t
 
 
@@ -344,20 +341,11 @@ def a_won_warehouse(
     return next_page(t, claims={1: [(1, 1)], 2: [(1, 0)]})
 
 
-def a_table_in_resolution(
-    *,
-    brute: int = 5,
-    aurora: int = 3,
-    tokens: int = 0,
-    debt: Debts | None = None,
-    brute_stake: int = 1,
-) -> Table:
-    """:func:`a_won_warehouse`, played on to page 2's resolution phase: with the default
-    dice "For" (5) controls "Against" (3), so seat 2 resolves Event 1."""
-    won = a_won_warehouse(
-        brute=brute, aurora=aurora, tokens=tokens, debt=debt, brute_stake=brute_stake
-    )
-    return to_resolution(won)
+def a_table_in_resolution(**setup: Any) -> Table:
+    """:func:`a_won_warehouse` (``setup`` as for it), played on to page 2's resolution
+    phase: with the default dice "For" (5) controls "Against" (3), so seat 2 resolves
+    Event 1."""
+    return to_resolution(a_won_warehouse(**setup))
 
 
 def a_deadlocked_warehouse() -> Table:

@@ -77,13 +77,14 @@ def mia_rolls_against(
     return to_resolution(t)
 
 
-def a_split_for(against: int = 3, *, aurora_joins_for: bool = False) -> Table:
+def a_split_for(against: int = 3, *, aurora_joins_for: bool = False, bolt: bool = False) -> Table:
     """Page 1: Mia creates Event 1. Aurora rolls "Against" (die 2) to ``against`` and stakes
     1 Justice under it. Brute rolls "For" (die 1) to 5 — or, when ``aurora_joins_for``, to 3,
     and Aurora's Reaction takes it to 5, allying her with "For" — then stakes 1 under it and
     splits it: "For" holds die 1 (3) and die 3 (2), both Brute's. Page 2: seat 2 claims
-    "For", seat 1 "Against" (unless she joined "For")."""
-    t = a_scene_with_a_conflict(debt={BRUTE: {"Undifferentiated": 1}})
+    "For", seat 1 "Against" (unless she joined "For"). With ``bolt``, each seat starts with a
+    Story Token and seat 2 pays its token to play a second hero, Bolt, from page 2 on."""
+    t = a_scene_with_a_conflict(tokens=int(bolt), debt={BRUTE: {"Undifferentiated": 1}})
     a_roll(t, AURORA, power("Aurora", 1), die=2, value=against, drive="Justice", stake=1)
     if aurora_joins_for:
         a_turn_with_a_roll(t, BRUTE, power("Brute", 3), die=1, value=3)
@@ -100,7 +101,7 @@ def a_split_for(against: int = 3, *, aurora_joins_for: bool = False) -> Table:
     )
     end_turn(t, BRUTE)
     claims = {2: [(1, 0)]} if aurora_joins_for else {1: [(1, 1)], 2: [(1, 0)]}
-    return next_page(t, claims)
+    return next_page(t, claims, choose={BRUTE: [t.hero(BRUTE, "Bolt")]} if bolt else {})
 
 
 def two_claimed_conflicts(*, second_controlled: bool) -> Table:
@@ -348,6 +349,21 @@ def test_the_resolver_chooses_among_players_allied_to_the_higher_die() -> None:
     given(t.events).when(
         c.Resolve(seat=BRUTE, conflict=1, pairs=((3, 2),), inspirations={2: BRUTE}, tokens=tokens)
     ).refused("R-RES-4")
+
+
+def test_a_resolver_with_characters_on_both_sides_may_keep_the_inspiration() -> None:
+    """R-RES-4: seat 2 plays Brute on "For" and Bolt, who sided with "Against" on page 2, so
+    the 1 of "Against"'s higher die may be seat 2's own."""
+    t = a_split_for(3, bolt=True)
+    filler_turn(until_turn_of(t, BRUTE), BRUTE)
+    a_roll(t, BRUTE, power("Bolt", 3), die=2, value=2, accept=False)  # Bolt's turn
+    to_resolution(t)
+    error = (
+        given(t.events).when(c.Resolve(seat=BRUTE, conflict=1, pairs=((3, 2),))).refused("R-RES-4")
+    )
+    assert isinstance(error, ChoiceRequired) and error.choices == (AURORA, BRUTE)
+    made = resolve(t, pairs=((3, 2),), inspirations={2: BRUTE}).inspirations
+    assert made[0] == InspirationMade(inspiration=1, seat=BRUTE, value=1, dice=(3, 2))
 
 
 def test_a_higher_die_on_a_side_nobody_is_allied_to_makes_no_inspiration() -> None:

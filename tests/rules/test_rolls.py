@@ -38,6 +38,7 @@ from domain.capes.events import (
     CharacterAllied,
     DebtGained,
     DieRolled,
+    Event,
     InspirationRaised,
     Narrated,
     ReactionPassed,
@@ -69,13 +70,44 @@ def brutes_turn(aurora_rolled: int | None = None) -> Table:
     return start_turn(t, BRUTE)
 
 
-def brute_accepted(value: int) -> Table:
-    """Aurora created Event 1; Brute rolled its die 1 to ``value`` and accepted: reactions
-    are open, asked in the order 2, 3, 1."""
+def brutes_roll(value: int) -> Table:
+    """Aurora created Event 1; Brute rolled its die 1 (showing 1) to ``value``."""
     t = a_scene_with_a_conflict(framer=1)
-    a_turn_with_a_roll(t, BRUTE, power("Brute", 1), die=1, value=value)
-    t(c.AcceptRoll(seat=BRUTE))
-    return t
+    return a_turn_with_a_roll(t, BRUTE, power("Brute", 1), die=1, value=value)
+
+
+def brute_accepted(value: int) -> Table:
+    """:func:`brutes_roll`, accepted: reactions are open, asked in the order 2, 3, 1."""
+    return brutes_roll(value)(c.AcceptRoll(seat=BRUTE))
+
+
+def accepted_by_brute(value: int) -> tuple[Event, ...]:
+    """The events of Brute accepting his roll of ``value`` on "For": he allies with it and
+    the reactions open, from seat 2."""
+    return (
+        RollAccepted(conflict=1, die=1, value=value),
+        CharacterAllied(character=BRUTE, conflict=1, side=0),
+        ReactionsOpened(conflict=1, die=1, order=(2, 3, 1)),
+    )
+
+
+def auroras_chance_to_react(value: int) -> Table:
+    """:func:`brute_accepted` with ``value``; Brute and Mia passed: Aurora is asked."""
+    return brute_accepted(value)(c.PassReaction(seat=BRUTE), c.PassReaction(seat=MIA))
+
+
+def aurora_reacts(rating: int, value: int = 0) -> c.React:
+    """Aurora Reacts with her power rated ``rating`` (Debt on Hope); ``value`` is drawn."""
+    ability = power("Aurora", rating)
+    return c.React(seat=AURORA, character=AURORA, ability=ability, drive="Hope", value=value)
+
+
+def aurora_reacted(rating: int, value: int, *, accept: bool = True) -> Table:
+    """:func:`auroras_chance_to_react` with a 2; she Reacts, rolls ``value`` and decides."""
+    t = auroras_chance_to_react(2).roll(value)
+    return t(
+        aurora_reacts(rating), c.AcceptRoll(seat=AURORA) if accept else c.RejectRoll(seat=AURORA)
+    )
 
 
 def the_roll(value: int, ability: str = power("Aurora", 1), die: int = 1) -> c.RollDie:
@@ -227,35 +259,33 @@ def test_a_reaction_without_a_fair_drawn_value_is_refused(value: int) -> None:
 # -- R-ROLL-2 --------------------------------------------------------------------------------
 
 
-def test_accepting_keeps_the_new_value() -> None:
-    """R-ROLL-2: an accepted roll leaves the die showing what was rolled."""
-    t = a_turn_with_a_roll(a_scene_with_a_conflict(), AURORA, power("Aurora", 1), 1, value=4)
-    state = (
-        given(t.events)
-        .when(c.AcceptRoll(seat=1))
-        .then(
+@pytest.mark.parametrize(
+    ("decision", "decided"),
+    [
+        pytest.param(
+            c.AcceptRoll(seat=AURORA),
             RollAccepted(conflict=1, die=1, value=4),
-            CharacterAllied(character=AURORA, conflict=1, side=0),
-            ReactionsOpened(conflict=1, die=1, order=(1, 2, 3)),
-        )
-    )
-    assert state.conflicts[1].sides[0].dice[0].value == 4
-
-
-def test_rejecting_returns_the_die_to_its_previous_value() -> None:
-    """R-ROLL-2: a rejected roll puts the die back as it was."""
-    t = a_turn_with_a_roll(a_scene_with_a_conflict(), AURORA, power("Aurora", 1), 1, value=4)
-    state = (
-        given(t.events)
-        .when(c.RejectRoll(seat=1))
-        .then(
+            id="accepting keeps the new value",
+        ),
+        pytest.param(
+            c.RejectRoll(seat=AURORA),
             RollRejected(conflict=1, die=1, value=1),
-            CharacterAllied(character=AURORA, conflict=1, side=1),
-        )
-    )
-    assert state.conflicts[1].sides[0].dice[0].value == 1
-    assert state.page is not None and state.page.turn is not None
-    assert state.page.turn.roll is None
+            id="rejecting returns the die to its previous value",
+        ),
+    ],
+)
+def test_the_roller_keeps_the_new_value_or_returns_the_die_to_the_old(
+    decision: c.AcceptRoll | c.RejectRoll, decided: RollAccepted | RollRejected
+) -> None:
+    """R-ROLL-2: a 4 is rolled on a die showing 1; the die shows what the decision kept."""
+    t = a_turn_with_a_roll(a_scene_with_a_conflict(), AURORA, power("Aurora", 1), 1, value=4)
+    assert die_value(t, 1) == 4
+    events = given(t.events).when(decision).then_includes(decided)
+    t(decision)
+    assert die_value(t, 1) == decided.value
+    assert events[0] == decided
+    assert t.state.page is not None and t.state.page.turn is not None
+    assert t.state.page.turn.roll is None
 
 
 def test_only_the_roller_accepts_or_rejects() -> None:
@@ -351,25 +381,16 @@ def test_with_several_opposing_sides_the_player_chooses_which() -> None:
 
 def test_an_accepted_roll_opens_reactions_from_the_acting_player_in_turn_order() -> None:
     """R-REACT-1: everyone may React, in turn order starting with the acting player."""
-    t = a_scene_with_a_conflict(framer=1)
-    a_turn_with_a_roll(t, BRUTE, power("Brute", 1), die=1, value=2)
-    given(t.events).when(c.AcceptRoll(seat=BRUTE)).then(
-        RollAccepted(conflict=1, die=1, value=2),
-        CharacterAllied(character=BRUTE, conflict=1, side=0),
-        ReactionsOpened(conflict=1, die=1, order=(2, 3, 1)),
-    )
+    t = brutes_roll(2)
+    given(t.events).when(c.AcceptRoll(seat=BRUTE)).then(*accepted_by_brute(2))
     t(c.AcceptRoll(seat=BRUTE))
     assert asked(t.state) == BRUTE
-    given(t.events).when(
-        c.React(seat=AURORA, character=AURORA, ability=power("Aurora", 5), drive="Hope", value=3)
-    ).refused("R-REACT-1")
+    given(t.events).when(aurora_reacts(5, value=3)).refused("R-REACT-1")
 
 
 def test_a_rejected_roll_opens_no_reactions() -> None:
     """R-REACT-1: only an accepted roll can be reacted to."""
-    t = a_scene_with_a_conflict(framer=1)
-    a_turn_with_a_roll(t, BRUTE, power("Brute", 1), die=1, value=2)
-    given(t.events).when(c.RejectRoll(seat=BRUTE)).then(
+    given(brutes_roll(2).events).when(c.RejectRoll(seat=BRUTE)).then(
         RollRejected(conflict=1, die=1, value=1),
         CharacterAllied(character=BRUTE, conflict=1, side=1),
     )
@@ -377,21 +398,14 @@ def test_a_rejected_roll_opens_no_reactions() -> None:
 
 def test_a_reaction_needs_an_ability_rated_at_least_the_die() -> None:
     """R-REACT-1: the die shows 3, so a rating of 2 cannot React to it."""
-    t = brute_accepted(3)
-    t(c.PassReaction(seat=BRUTE), c.PassReaction(seat=MIA))
-    react = c.React(
-        seat=AURORA, character=AURORA, ability=power("Aurora", 2), drive="Hope", value=5
-    )
-    given(t.events).when(react).refused("R-REACT-1")
+    t = auroras_chance_to_react(3)
+    given(t.events).when(aurora_reacts(2, value=5)).refused("R-REACT-1")
 
 
 def test_a_reaction_rolls_the_die_with_debt_decision_and_alliance() -> None:
     """R-REACT-1: a Reaction follows R-ABIL-1 (Debt), R-ROLL-2 and R-ROLL-3 (alliance)."""
-    t = brute_accepted(3)
-    t(c.PassReaction(seat=BRUTE), c.PassReaction(seat=MIA))
-    react = c.React(
-        seat=AURORA, character=AURORA, ability=power("Aurora", 4), drive="Hope", value=1
-    )
+    t = auroras_chance_to_react(3)
+    react = aurora_reacts(4, value=1)
     given(t.events).when(react).then(
         AbilityUsed(character=AURORA, ability="Aurora Speed", rating=4, super=True, reaction=True),
         DebtGained(character=AURORA, drive="Hope"),
@@ -407,13 +421,7 @@ def test_a_reaction_rolls_the_die_with_debt_decision_and_alliance() -> None:
 
 def test_an_accepted_reaction_gives_those_who_have_not_reacted_a_new_chance() -> None:
     """R-REACT-1: Brute and Mia passed; Aurora's accepted Reaction asks them again."""
-    t = brute_accepted(2)
-    t(c.PassReaction(seat=BRUTE), c.PassReaction(seat=MIA))
-    t.roll(3)
-    t(
-        c.React(seat=AURORA, character=AURORA, ability=power("Aurora", 2), drive="Hope"),
-        c.AcceptRoll(seat=AURORA),
-    )
+    t = aurora_reacted(2, 3)
     assert asked(t.state) == BRUTE
     t(c.PassReaction(seat=BRUTE))
     assert asked(t.state) == MIA
@@ -421,10 +429,7 @@ def test_an_accepted_reaction_gives_those_who_have_not_reacted_a_new_chance() ->
 
 def test_a_rejected_reaction_gives_no_new_chance() -> None:
     """R-REACT-1: the others passed and the only Reaction was rejected: reactions are over."""
-    t = brute_accepted(2)
-    t(c.PassReaction(seat=BRUTE), c.PassReaction(seat=MIA))
-    t.roll(3)
-    t(c.React(seat=AURORA, character=AURORA, ability=power("Aurora", 2), drive="Hope"))
+    t = auroras_chance_to_react(2).roll(3)(aurora_reacts(2))
     given(t.events).when(c.RejectRoll(seat=AURORA)).then_includes(
         RollRejected(conflict=1, die=1, value=2), ReactionsClosed(conflict=1, die=1)
     )
@@ -432,18 +437,8 @@ def test_a_rejected_reaction_gives_no_new_chance() -> None:
 
 def test_each_player_reacts_at_most_once_per_action() -> None:
     """R-REACT-1: Aurora reacted; when the others pass again she is not asked a second time."""
-    t = brute_accepted(2)
-    t(c.PassReaction(seat=BRUTE), c.PassReaction(seat=MIA))
-    t.roll(3)
-    t(
-        c.React(seat=AURORA, character=AURORA, ability=power("Aurora", 2), drive="Hope"),
-        c.AcceptRoll(seat=AURORA),
-        c.PassReaction(seat=BRUTE),
-    )
-    again = c.React(
-        seat=AURORA, character=AURORA, ability=power("Aurora", 5), drive="Hope", value=6
-    )
-    given(t.events).when(again).refused("R-REACT-1")
+    t = aurora_reacted(2, 3)(c.PassReaction(seat=BRUTE))
+    given(t.events).when(aurora_reacts(5, value=6)).refused("R-REACT-1")
     given(t.events).when(c.PassReaction(seat=MIA)).then(
         ReactionPassed(seat=MIA), ReactionsClosed(conflict=1, die=1)
     )
@@ -451,8 +446,7 @@ def test_each_player_reacts_at_most_once_per_action() -> None:
 
 def test_reactions_close_when_everyone_who_has_not_reacted_passes_in_a_row() -> None:
     """R-REACT-1: the window closes with the last pass; the turn can then end."""
-    t = brute_accepted(2)
-    t(c.PassReaction(seat=BRUTE), c.PassReaction(seat=MIA))
+    t = auroras_chance_to_react(2)
     given(t.events).when(c.EndTurn(seat=BRUTE)).refused("R-REACT-1")
     t(c.PassReaction(seat=AURORA))
     assert t.events[-2:] == [ReactionPassed(seat=AURORA), ReactionsClosed(conflict=1, die=1)]
@@ -470,13 +464,8 @@ def test_a_seat_that_cannot_react_is_passed_over() -> None:
 
 def test_no_one_can_react_to_a_six_so_reactions_close_at_once() -> None:
     """R-X-REACT-1: nobody has an ability rated 6; the window opens and closes at once."""
-    t = a_scene_with_a_conflict(framer=1)
-    a_turn_with_a_roll(t, BRUTE, power("Brute", 1), die=1, value=6)
-    given(t.events).when(c.AcceptRoll(seat=BRUTE)).then(
-        RollAccepted(conflict=1, die=1, value=6),
-        CharacterAllied(character=BRUTE, conflict=1, side=0),
-        ReactionsOpened(conflict=1, die=1, order=(2, 3, 1)),
-        ReactionsClosed(conflict=1, die=1),
+    given(brutes_roll(6).events).when(c.AcceptRoll(seat=BRUTE)).then(
+        *accepted_by_brute(6), ReactionsClosed(conflict=1, die=1)
     )
 
 
