@@ -9,7 +9,7 @@ aggregate can be handed to any number of threads and never needs a deep copy.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -17,6 +17,9 @@ from uuid import UUID
 import msgspec
 
 from domain.editions import get_edition
+from domain.record import Record, RecordEvent
+from domain.record import evolve as record_evolve
+from domain.record.events import Rewound, Undone
 
 from .records import Recorded, Snapshot, edition_of
 
@@ -35,18 +38,31 @@ class Campaign(msgspec.Struct, frozen=True, kw_only=True):
     modified_on: datetime
     #: Name of the edition of the rules the campaign was created with.
     edition: str
-    #: The edition's state (``domain.capes.model.CampaignState`` for ``capes``).
+    #: The edition's state (``domain.capes.model.CampaignState`` for ``capes``): the game.
     state: Any
+    #: The record of play: what may be undone, what was reverted, the open dispute.
+    record: Record = Record()
+
+
+#: Loads the game state of a campaign as it was at a version (for undos and rewinds).
+GameAt = Callable[[UUID, int], Any]
+
+
+def _no_past(campaign_id: UUID, version: int) -> Any:
+    raise RuntimeError(f"campaign {campaign_id} reverts to version {version}: no loader given")
 
 
 def project_campaign(
-    aggregate: Campaign | None, events: Iterable[Recorded[Any] | Snapshot]
+    aggregate: Campaign | None,
+    events: Iterable[Recorded[Any] | Snapshot],
+    game_at: GameAt = _no_past,
 ) -> Campaign | None:
     """Fold ``events`` into ``aggregate`` (None: start from nothing).
 
     eventsourcing calls this with at most one snapshot first, then events in order. Returns
     None when there is nothing at all (the campaign does not exist). Raises StaleSnapshot for a
-    snapshot taken by another rules version.
+    snapshot taken by another rules version. An undo or a rewind sets the game back to its
+    state just before the reverted stretch, which ``game_at`` loads (R-REC-5).
     """
     items = iter(events)
     if aggregate is None:
@@ -54,17 +70,29 @@ def project_campaign(
         if first is None:
             return None
         aggregate = _start(first)
-    evolve = get_edition(aggregate.edition).evolve
-    state, version, modified = aggregate.state, aggregate.version, aggregate.modified_on
-    for record in items:
-        # Only envelopes follow the first item; skipping an isinstance check per event here is
+    edition = get_edition(aggregate.edition)
+    evolve, starts_scene = edition.evolve, edition.starts_scene
+    state, rec = aggregate.state, aggregate.record
+    version, modified = aggregate.version, aggregate.modified_on
+    for item in items:
+        # Only envelopes follow the first item; skipping an isinstance check per item here is
         # most of what makes this projector faster than the library's.
-        state = evolve(state, record.event)  # type: ignore[union-attr]
-        version = record.originator_version
-        modified = record.timestamp
+        recorded: Recorded[Any] = item  # type: ignore[assignment]
+        event, version = recorded.event, recorded.originator_version
+        start = recorded.command or version
+        if isinstance(event, RecordEvent):
+            rec = record_evolve(rec, version, recorded.seat, start, event)
+            if isinstance(event, (Undone, Rewound)):
+                state = game_at(aggregate.id, event.first - 1)
+        else:
+            state = evolve(state, event)
+            rec = record_evolve(rec, version, recorded.seat, start, event, starts_scene(event))
+        modified = recorded.timestamp
     if version == aggregate.version:
         return aggregate
-    return msgspec.structs.replace(aggregate, version=version, modified_on=modified, state=state)
+    return msgspec.structs.replace(
+        aggregate, version=version, modified_on=modified, state=state, record=rec
+    )
 
 
 def _start(first: Recorded[Any] | Snapshot) -> Campaign:
@@ -83,13 +111,18 @@ def _start(first: Recorded[Any] | Snapshot) -> Campaign:
             modified_on=first.timestamp,
             edition=first.edition,
             state=first.state,
+            record=first.record,
         )
     edition = edition_of(type(first.event))
+    version = first.originator_version
+    state = edition.evolve(edition.initial_state(), first.event)
     return Campaign(
         id=first.originator_id,
-        version=first.originator_version,
+        version=version,
         created_on=first.timestamp,
         modified_on=first.timestamp,
         edition=edition.name,
-        state=edition.evolve(edition.initial_state(), first.event),
+        state=state,
+        record=record_evolve(Record(), version, first.seat, first.command or version,
+                             first.event, edition.starts_scene(first.event)),
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from functools import partial
 from threading import Lock
 from typing import Any, ClassVar, Protocol, cast
 from uuid import UUID, uuid4
@@ -25,6 +26,11 @@ from eventsourcing.utils import Environment, EnvType
 
 from domain.edition import Edition
 from domain.editions import EDITIONS, get_edition
+from domain.record import RecordCommand, RecordEvent
+from domain.record import decide as record_decide
+from domain.record.commands import ExpireDispute, OpenDispute
+from domain.record.decider import guard
+from domain.record.events import ForkedFrom, ForkMade
 
 from .aggregate import Campaign, StaleSnapshot, project_campaign
 from .config import persistence_env
@@ -106,6 +112,8 @@ class Campaigns(Application[UUID]):
         # Shadows the class variable for this instance only; the library reads it via self.
         self.snapshotting_intervals = {Campaign: snapshot_interval}  # type: ignore[misc]
         self._locks = tuple(Lock() for _ in range(_LOCK_STRIPES))
+        # Undos and rewinds fold by loading the game as it was: the projector needs this app.
+        self._project = partial(project_campaign, game_at=self._game_at)
         super().__init__(env)
 
     # -- eventsourcing hooks -----------------------------------------------------------------
@@ -179,12 +187,85 @@ class Campaigns(Application[UUID]):
             campaign = self._load(campaign_id)
             if expected_version is not None and expected_version != campaign.version:
                 raise CampaignConflict(campaign_id, expected_version, campaign.version)
+            campaign = self._expire_dispute(campaign)
             edition = get_edition(campaign.edition)
-            command = edition.with_dice(command, self.dice)
-            events = edition.decide(campaign.state, command)
+            events: tuple[Any, ...]
+            if isinstance(command, RecordCommand):
+                command = self._complete(campaign, command)
+                events = record_decide(campaign.record, edition.seats(campaign.state), command)
+            else:
+                guard(campaign.record, command)  # R-REC-2: the game waits for a dispute
+                command = edition.with_dice(command, self.dice)
+                events = edition.decide(campaign.state, command)
             seat = getattr(command, "seat", None)
             seat = seat if isinstance(seat, int) and seat > 0 else None
             return self._append(campaign_id, campaign, edition, events, seat, narration)
+
+    def _complete(self, campaign: Campaign, command: RecordCommand) -> RecordCommand:
+        """Fill in what only the server knows: the disputed event's actor, the time."""
+        if isinstance(command, OpenDispute):
+            disputed = self.history(campaign.id, command.position - 1, 1)
+            found = disputed[0] if disputed and command.position <= campaign.version else None
+            return msgspec.structs.replace(
+                command,
+                # A dispute is about a move: it reaches back to the command's first event.
+                position=(found.command or found.originator_version) if found else
+                command.position,
+                actor=found.seat if found else None,
+                disputable=found is not None and not isinstance(found.event, RecordEvent),
+                at=self.clock(),
+            )
+        if isinstance(command, ExpireDispute):
+            return msgspec.structs.replace(command, at=self.clock())
+        return command
+
+    def _expire_dispute(self, campaign: Campaign) -> Campaign:
+        """R-REC-4: a dispute past its time expires, changing nothing, before anything else."""
+        dispute = campaign.record.dispute
+        if dispute is None:
+            return campaign
+        now = self.clock()
+        if now < dispute.expires:
+            return campaign
+        edition = get_edition(campaign.edition)
+        events = record_decide(campaign.record, edition.seats(campaign.state),
+                               ExpireDispute(at=now))
+        self._append(campaign.id, campaign, edition, events, None, "")
+        return self._load(campaign.id)
+
+    def fork(self, campaign_id: UUID, version: int | None = None, *, name: str | None = None,
+             seat: int | None = None) -> Outcome:
+        """A new campaign starting from this one's game at ``version`` (R-REC-6).
+
+        Both campaigns record the link: the fork's log starts with the source's state and
+        ``ForkedFrom``; the source's log gets ``ForkMade``. Returns the fork's outcome.
+        """
+        source = self._load(campaign_id, version)
+        edition = get_edition(source.edition)
+        fork_id = uuid4()
+        name = name or f"{source.state.name} (fork at {source.version})"
+        events = (edition.fork_event(source.state, name),
+                  ForkedFrom(source=campaign_id, version=source.version))
+        outcome = self._append(fork_id, None, edition, events, seat, "")
+        with self._locks[hash(campaign_id) % _LOCK_STRIPES]:
+            current = self._load(campaign_id)
+            self._append(campaign_id, current, edition,
+                         (ForkMade(fork=fork_id, version=source.version),), seat, "")
+        return outcome
+
+    def version_at(self, campaign_id: UUID, at: datetime) -> int:
+        """The campaign's version at time ``at``: its last event stamped no later than it."""
+        found = 0
+        after = 0
+        while True:
+            page = self.history(campaign_id, after, 1000)
+            for record in page:
+                if record.timestamp > at:
+                    return found
+                found = record.originator_version
+            if len(page) < 1000:
+                return found
+            after = page[-1].originator_version
 
     def _append(
         self,
@@ -213,11 +294,12 @@ class Campaigns(Application[UUID]):
                 timestamp=now,
                 seat=seat,
                 narration=narration if number == 1 else "",
+                command=start + 1,
                 event=event,
             )
             for number, event in enumerate(events, start=1)
         )
-        campaign = project_campaign(base, records)
+        campaign = self._project(base, records)
         assert campaign is not None
         try:
             self.save(campaign, *records)
@@ -272,12 +354,16 @@ class Campaigns(Application[UUID]):
 
     # -- loading -----------------------------------------------------------------------------
 
+    def _game_at(self, campaign_id: UUID, version: int) -> Any:
+        """The game state of the campaign at ``version`` (what an undo or rewind returns to)."""
+        return self._load(campaign_id, version).state
+
     def _load(self, campaign_id: UUID, version: int | None = None) -> Campaign:
         if version is not None and version < 1:
             raise VersionNotFound(campaign_id, version, self._load(campaign_id).version)
         try:
-            campaign = self.repository.get(
-                campaign_id, version=version, projector_func=project_campaign
+            campaign: Campaign = self.repository.get(
+                campaign_id, version=version, projector_func=self._project
             )
         except AggregateNotFoundError:
             raise CampaignNotFound(campaign_id) from None
@@ -296,7 +382,7 @@ class Campaigns(Application[UUID]):
     def _replay(self, campaign_id: UUID, version: int | None) -> Campaign:
         """Fold every event, ignoring snapshots."""
         events = cast("list[Recorded[Any]]", list(self.events.get(campaign_id, lte=version)))
-        campaign = project_campaign(None, events)
+        campaign = self._project(None, events)
         if campaign is None:
             raise CampaignNotFound(campaign_id)
         return campaign

@@ -30,8 +30,9 @@ from eventsourcing.persistence import (
 )
 
 from domain.editions import get_edition
+from domain.record import RECORD_EVENT_TYPES, Record
 
-from .records import EventT, Recorded, Snapshot, edition_of
+from .records import RECORD, EventT, Recorded, Snapshot, family_of
 
 __all__ = ["SNAPSHOT_TOPIC_PREFIX", "MsgspecMapper", "Recorded", "SnapshotDecodeError", "topic"]
 
@@ -49,6 +50,7 @@ class _Body(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
     seat: int | None
     narration: str
     schema: int
+    command: int = 0
     event: EventT
 
 
@@ -58,11 +60,12 @@ class _SnapshotBody(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
     edition: str
     rules_version: str
     state: EventT
+    record: Record = Record()
 
 
 def topic(event_type: type[Any]) -> str:
     """The stored topic of a domain event class: ``"{edition}:{ClassName}"``."""
-    return f"{edition_of(event_type).name}:{event_type.__name__}"
+    return f"{family_of(event_type)}:{event_type.__name__}"
 
 
 class MsgspecMapper(Mapper[UUID]):
@@ -95,6 +98,7 @@ class MsgspecMapper(Mapper[UUID]):
                 seat=domain_event.seat,
                 narration=domain_event.narration,
                 schema=domain_event.schema,
+                command=domain_event.command,
                 event=domain_event.event,
             )
         elif isinstance(domain_event, Snapshot):
@@ -105,6 +109,7 @@ class MsgspecMapper(Mapper[UUID]):
                 edition=domain_event.edition,
                 rules_version=domain_event.rules_version,
                 state=domain_event.state,
+                record=domain_event.record,
             )
         else:
             raise TypeError(f"cannot store {type(domain_event).__qualname__}: not Recorded")
@@ -152,6 +157,7 @@ class MsgspecMapper(Mapper[UUID]):
                 seat=body.seat,
                 narration=body.narration,
                 schema=body.schema,
+                command=body.command,
                 event=body.event,
             )
         return Snapshot(
@@ -162,6 +168,7 @@ class MsgspecMapper(Mapper[UUID]):
             edition=body.edition,
             rules_version=body.rules_version,
             state=body.state,
+            record=body.record,
         )
 
     def _topic_for(self, event_type: type[Any]) -> str:
@@ -178,9 +185,9 @@ class MsgspecMapper(Mapper[UUID]):
                 edition = get_edition(stored_topic.removeprefix(SNAPSHOT_TOPIC_PREFIX))
                 body_type = snapshot_type[type(edition.initial_state())]
             else:
-                edition_name, _, class_name = stored_topic.partition(":")
-                edition = get_edition(edition_name)
-                by_name = {cls.__name__: cls for cls in edition.event_types}
+                family, _, class_name = stored_topic.partition(":")
+                types = RECORD_EVENT_TYPES if family == RECORD else get_edition(family).event_types
+                by_name = {cls.__name__: cls for cls in types}
                 body_type = body_type[by_name[class_name]]
         except KeyError as e:
             raise MapperDeserialisationError(f"unknown topic {stored_topic!r}: {e}") from None

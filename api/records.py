@@ -15,6 +15,7 @@ import msgspec
 
 from domain.edition import Edition
 from domain.editions import EDITIONS, get_edition
+from domain.record import RECORD_EVENT_TYPES, Record
 
 if TYPE_CHECKING:
     from .aggregate import Campaign
@@ -37,6 +38,8 @@ class Recorded(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
     narration: str = ""
     #: Version of the event's schema, for upcasting old events when a schema changes.
     schema: int = 1
+    #: Position of the first event of the command this event belongs to (0: this one).
+    command: int = 0
     #: The domain event: one of the edition's event types.
     event: EventT
 
@@ -53,6 +56,8 @@ class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
     #: The rules engine that folded ``state``; a snapshot from another one is not used.
     rules_version: str
     state: Any
+    #: The record (undo, disputes, reverts) at that version.
+    record: Record = Record()
 
     @classmethod
     def take(cls, aggregate: Campaign) -> Snapshot:
@@ -65,10 +70,22 @@ class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
             edition=aggregate.edition,
             rules_version=get_edition(aggregate.edition).rules_version,
             state=aggregate.state,
+            record=aggregate.record,
         )
 
 
 _edition_of: dict[type[Any], Edition] = {}
+
+
+#: Topic prefix of the record's events (``record:Undone``), which belong to no edition.
+RECORD = "record"
+
+
+def family_of(event_type: type[Any]) -> str:
+    """The topic prefix of an event class: its edition's name, or ``record``."""
+    if event_type in RECORD_EVENT_TYPES:
+        return RECORD
+    return edition_of(event_type).name
 
 
 def edition_of(event_type: type[Any]) -> Edition:

@@ -34,6 +34,15 @@ class Edition(Protocol):
     def with_dice(self, command: Any, draw: Callable[[], int]) -> Any:
         """The command with every die it rolls drawn by ``draw`` (R-ROLL-1)."""
 
+    def seats(self, state: Any) -> tuple[int, ...]:
+        """The seats at the table, for the record's votes."""
+
+    def starts_scene(self, event: Any) -> bool:
+        """Whether ``event`` starts a scene (disputes reach back to it, R-REC-2)."""
+
+    def fork_event(self, state: Any, name: str) -> Any:
+        """The first event of a campaign forked from ``state`` (R-REC-6)."""
+
 
 def fold(edition: Edition, events: Sequence[Any], state: Any = None) -> Any:
     """Replay ``events`` from ``state`` (or the initial state)."""

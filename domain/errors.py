@@ -63,6 +63,12 @@ class InvalidReference(DomainError):
     kind = "malformed"
 
 
+class Malformed(DomainError):
+    """The command breaks its own shape: a count below 1, a text too long (HTTP 400)."""
+
+    kind = "malformed"
+
+
 class StaleVersion(DomainError):
     """The command was decided against an older version than the stored one (HTTP 409)."""
 

@@ -24,7 +24,7 @@ from . import (  # noqa: F401 - importing registers the handlers
 )
 from .commands import COMMAND_TYPES, Command
 from .decider import decide, evolve, with_dice
-from .events import EVENT_TYPES, Event
+from .events import EVENT_TYPES, CampaignForked, Event, SceneFramed
 from .model import CampaignState
 
 RULES_VERSION = "capes-1.0"
@@ -47,6 +47,15 @@ class CapesEdition:
 
     def with_dice(self, command: Command, draw: Callable[[], int]) -> Command:
         return with_dice(command, draw)
+
+    def seats(self, state: CampaignState) -> tuple[int, ...]:
+        return tuple(p.seat for p in state.players)
+
+    def starts_scene(self, event: Event) -> bool:
+        return isinstance(event, SceneFramed)
+
+    def fork_event(self, state: CampaignState, name: str) -> Event:
+        return CampaignForked(name=name, state=state)
 
 
 EDITION = CapesEdition()

@@ -24,7 +24,7 @@ Id = Annotated[int, msgspec.Meta(ge=1, le=2**31)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
 Text = Annotated[str, msgspec.Meta(max_length=2000)]
 Count = Annotated[int, msgspec.Meta(ge=1, le=99)]
-DieValue = Annotated[int, msgspec.Meta(ge=0, le=6, description="Drawn by the server (R-ROLL-1)")]
+DieValue = Annotated[int, msgspec.Meta(description="Drawn by the server (R-ROLL-1)")]
 
 
 def _snake(name: str) -> str:
@@ -75,7 +75,8 @@ class CloseCampaign(Command, frozen=True, kw_only=True):
 class AbilitySpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     name: Name
     category: Category
-    rating: Annotated[int, msgspec.Meta(ge=1, le=5)]
+    #: 1..k within its category (R-CHAR-2, checked by the rules, 422 with the rule id).
+    rating: int
     #: Only for styles, which are chosen super or mundane (R-CHAR-4); ignored otherwise.
     super: bool = False
 
@@ -110,14 +111,14 @@ class ClickAndLock(
     persona: Module
     crossed_out: Annotated[tuple[Name, ...], msgspec.Meta(min_length=3, max_length=3)]
     #: ability name -> rating, 1..k within each column, for the twelve that remain.
-    ratings: dict[Name, Annotated[int, msgspec.Meta(ge=1, le=5)]]
+    ratings: dict[Name, int]
 
 
 class CreateCharacter(SeatCommand, frozen=True, kw_only=True):
     name: Name
     build: Freeform | ClickAndLock
     #: Five Drives with strengths 1-5 summing to 9; left out: undifferentiated (R-CHAR-5).
-    drives: dict[DriveName, Annotated[int, msgspec.Meta(ge=1, le=5)]] | None = None
+    drives: dict[DriveName, int] | None = None
 
 
 class LinkExemplar(SeatCommand, frozen=True, kw_only=True):
@@ -260,7 +261,8 @@ class StakeDebt(SeatCommand, frozen=True, kw_only=True):
 class SplitDie(SeatCommand, frozen=True, kw_only=True):
     conflict: Id
     die: Id
-    into: Annotated[int, msgspec.Meta(ge=2, le=6)] = 2
+    #: 2 to the die's value (R-SPLIT-1, checked by the rules).
+    into: int = 2
     #: New Debt staked, at least into-1 (one under each new die); extra goes under the first.
     debt: Count | None = None
     drive: DriveName | None = None
@@ -273,7 +275,7 @@ class Schism(SeatCommand, frozen=True, kw_only=True):
     dice: Annotated[tuple[Id, ...], msgspec.Meta(max_length=36)] = ()
     label: Name = "New side"
     #: Split the side's uncontrolled die into this many first, leaving it behind (R-SCHISM-1).
-    split_uncontrolled: Annotated[int, msgspec.Meta(ge=2, le=6)] | None = None
+    split_uncontrolled: int | None = None
     drive: DriveName | None = None
 
 

@@ -13,7 +13,7 @@ from functools import singledispatch
 
 import msgspec
 
-from ..errors import InvalidReference
+from ..errors import InvalidReference, Malformed
 from .commands import Command
 from .events import Event
 from .model import CampaignState
@@ -45,6 +45,7 @@ def evolve(state: CampaignState, event: Event) -> CampaignState:
 
 
 def decide(state: CampaignState, command: Command) -> tuple[Event, ...]:
+    checked(command)
     events = list(handle(command, state))
     for event in events:
         state = apply(event, state)
@@ -67,6 +68,19 @@ def after(state: CampaignState, events: Iterable[Event]) -> CampaignState:
     for event in events:
         state = apply(event, state)
     return state
+
+
+def checked(command: Command) -> Command:
+    """The command's own constraints (ranges, lengths) hold, however it was built.
+
+    The API decodes bodies with these checks already; a command built in code (the CLI, a
+    script) gets the same ones here, as a Malformed error (HTTP 400).
+    """
+    try:
+        msgspec.convert(msgspec.to_builtins(command), type(command))
+    except msgspec.ValidationError as e:
+        raise Malformed(f"{type(command).__name__}: {e}") from None
+    return command
 
 
 def with_dice(command: Command, draw: Callable[[], int]) -> Command:

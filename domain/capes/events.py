@@ -12,7 +12,16 @@ from typing import Literal
 
 import msgspec
 
-from .model import Ability, ConflictKind, DriveName, DriveSlot, OverdrawnDrive, Phase, Stake
+from .model import (
+    Ability,
+    CampaignState,
+    ConflictKind,
+    DriveName,
+    DriveSlot,
+    OverdrawnDrive,
+    Phase,
+    Stake,
+)
 
 
 class Event(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
@@ -37,6 +46,13 @@ class PlayerSeated(Event, frozen=True, tag=True):
 
 class CampaignClosed(Event, frozen=True, tag=True):
     pass
+
+
+class CampaignForked(Event, frozen=True, tag=True):
+    """The first event of a fork (R-REC-6): the game as it was in the source campaign."""
+
+    name: str
+    state: CampaignState
 
 
 # -- characters (R-CHAR-*) ------------------------------------------------------------------

@@ -9,7 +9,7 @@ import msgspec
 from ..errors import InvalidReference, NotPermitted, RuleViolation
 from .commands import CloseCampaign, CreateCampaign, SeatCommand, SeatPlayer
 from .decider import apply, handle
-from .events import CampaignClosed, CampaignCreated, Event, PlayerSeated
+from .events import CampaignClosed, CampaignCreated, CampaignForked, Event, PlayerSeated
 from .model import CampaignState, Character, Conflict, Player
 
 replace = msgspec.structs.replace
@@ -134,6 +134,12 @@ def _created(event: CampaignCreated, state: CampaignState) -> CampaignState:
 def _seated(event: PlayerSeated, state: CampaignState) -> CampaignState:
     player = Player(seat=event.seat, name=event.name, tokens=event.tokens)
     return replace(state, players=(*state.players, player))
+
+
+@apply.register
+def _forked(event: CampaignForked, state: CampaignState) -> CampaignState:
+    # R-REC-6: a fork starts as the source was, under its own name, open for play.
+    return replace(event.state, name=event.name, closed=False)
 
 
 @apply.register

@@ -1,0 +1,74 @@
+"""Commands of the record. ``seat`` 0 is the campaign's owner (the API sets it from the token).
+
+Values the application supplies, never the client: ``OpenDispute.actor`` and ``disputable``
+(looked up in the log) and every ``at`` (the server's clock).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, ClassVar
+
+import msgspec
+
+from .model import TableOptions
+
+_EPOCH = datetime.fromisoformat("1970-01-01T00:00:00+00:00")
+
+
+class RecordCommand(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True,
+):
+    """Base of the record's commands."""
+
+    rolls: ClassVar[bool] = False
+    #: The acting seat; 0: the owner.
+    seat: Annotated[int, msgspec.Meta(ge=0, le=64)] = 0
+
+
+class Undo(RecordCommand, frozen=True, kw_only=True, tag="undo"):
+    """Take back your own last command (R-REC-1)."""
+
+
+class OpenDispute(RecordCommand, frozen=True, kw_only=True, tag="open_dispute"):
+    """Dispute an event of the current scene (R-REC-2)."""
+
+    position: Annotated[int, msgspec.Meta(ge=1)]
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+    actor: int | None = None
+    #: Whether the position holds a game event (not one of the record's own).
+    disputable: bool = True
+    at: datetime = _EPOCH
+
+
+class Vote(RecordCommand, frozen=True, kw_only=True, tag="vote"):
+    """Vote on the open dispute (R-REC-3)."""
+
+    uphold: bool
+
+
+class SettleDispute(RecordCommand, frozen=True, kw_only=True, tag="settle_dispute"):
+    """The owner settles the open dispute alone, if the table allows it (R-REC-4)."""
+
+    uphold: bool
+
+
+class WithdrawDispute(RecordCommand, frozen=True, kw_only=True, tag="withdraw_dispute"):
+    """The seat that opened the dispute withdraws it, changing nothing."""
+
+
+class ExpireDispute(RecordCommand, frozen=True, kw_only=True, tag="expire_dispute"):
+    """Issued by the server when the open dispute's time is up (R-REC-4)."""
+
+    at: datetime = _EPOCH
+
+
+class SetTableOptions(RecordCommand, frozen=True, kw_only=True, tag="set_table_options"):
+    """The owner sets how the table settles disputes."""
+
+    options: TableOptions
+
+
+RECORD_COMMAND_TYPES: tuple[type[RecordCommand], ...] = (
+    Undo, OpenDispute, Vote, SettleDispute, WithdrawDispute, ExpireDispute, SetTableOptions,
+)

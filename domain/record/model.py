@@ -1,0 +1,76 @@
+"""The record's state: what may be undone, what was reverted, the open dispute, the options."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+from uuid import UUID
+
+import msgspec
+
+
+class Frozen(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Base of the record's structs."""
+
+
+class TableOptions(Frozen, frozen=True, kw_only=True):
+    """How a table settles disputes (R-REC-3, R-REC-4)."""
+
+    #: Votes to uphold a dispute: a majority of the seats other than the disputed event's
+    #: actor, or all of them.
+    dispute_threshold: Literal["majority", "unanimous"] = "majority"
+    #: Whether the owner may settle a dispute alone.
+    owner_settles: bool = False
+    #: Minutes a dispute stays open before it expires, changing nothing.
+    dispute_minutes: Annotated[int, msgspec.Meta(ge=1, le=60 * 24 * 30)] = 60 * 24
+
+
+class Span(Frozen, frozen=True, kw_only=True):
+    """The events of one command: positions ``first``..``last`` of the log, made by ``seat``."""
+
+    seat: int | None
+    first: int
+    last: int
+
+
+class Dispute(Frozen, frozen=True, kw_only=True):
+    id: int
+    #: The seat that opened it.
+    seat: int
+    #: The disputed event's position: upheld, the game goes back to just before it.
+    position: int
+    #: The seat that made the disputed event (None: the owner or the lobby).
+    actor: int | None
+    reason: str
+    #: Seats that vote: every seat but the actor (R-REC-3).
+    voters: tuple[int, ...]
+    #: Votes to uphold it.
+    needed: int
+    votes: dict[int, bool] = {}
+    expires: datetime
+
+    @property
+    def ayes(self) -> int:
+        return sum(self.votes.values())
+
+    @property
+    def noes(self) -> int:
+        return sum(not v for v in self.votes.values())
+
+
+class Record(Frozen, frozen=True, kw_only=True):
+    options: TableOptions = TableOptions()
+    #: Position of the last event folded in.
+    version: int = 0
+    #: Position of the event that started the current scene, if one is being played.
+    scene_start: int | None = None
+    #: The latest commands, all by one seat, newest last: what that seat may undo (R-REC-1).
+    undoable: tuple[Span, ...] = ()
+    #: Stretches of the log (first, last) reverted by undos and rewinds (R-REC-5).
+    reverted: tuple[tuple[int, int], ...] = ()
+    dispute: Dispute | None = None
+    disputes: int = 0
+    #: The campaign this one was forked from, and at which version (R-REC-6).
+    forked_from: tuple[UUID, int] | None = None
+    #: Forks made from this campaign: (fork's id, version forked at).
+    forks: tuple[tuple[UUID, int], ...] = ()
