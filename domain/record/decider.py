@@ -91,7 +91,8 @@ def _settle(record: Record, dispute: Dispute, upheld: bool, by: Any) -> list[Rec
     events: list[RecordEvent] = [DisputeSettled(dispute=dispute.id, upheld=upheld, by=by)]
     if upheld:
         # R-REC-5: the game goes back to just before the disputed event.
-        events.append(Rewound(dispute=dispute.id, first=dispute.position, last=record.version))
+        events.append(Rewound(dispute=dispute.id, first=dispute.position,
+                              last=record.game_version))
     return events
 
 
@@ -121,9 +122,9 @@ def _dispute(command: OpenDispute, record: Record, seats: Sequence[int]) -> list
     if record.dispute is not None:
         raise RuleViolation("R-REC-2", f"dispute {record.dispute.id} is open: one at a time")
     start = record.scene_start
-    if start is None or not start <= command.position <= record.version:
+    if start is None or not start <= command.position <= record.game_version:
         raise RuleViolation("R-REC-2", "only an event of the current scene may be disputed",
-                            [f"{start}..{record.version}"] if start else [])
+                            [f"{start}..{record.game_version}"] if start else [])
     if not command.disputable or is_reverted(record, command.position):
         raise RuleViolation("R-REC-2", f"event {command.position} is not a move of the game "
                             "still in effect")
@@ -213,7 +214,8 @@ def evolve(
         return _fold(event, record)
     if starts_scene:
         record = replace(record, scene_start=position)
-    return replace(record, undoable=_track(record.undoable, position, seat, command_start))
+    return replace(record, undoable=_track(record.undoable, position, seat, command_start),
+                   game_version=position)
 
 
 def _track(undoable: tuple[Span, ...], position: int, seat: int | None,

@@ -62,6 +62,8 @@ class Record(Frozen, frozen=True, kw_only=True):
     options: TableOptions = TableOptions()
     #: Position of the last event folded in.
     version: int = 0
+    #: Position of the last event of the game (not of the record).
+    game_version: int = 0
     #: Position of the event that started the current scene, if one is being played.
     scene_start: int | None = None
     #: The latest commands, all by one seat, newest last: what that seat may undo (R-REC-1).

@@ -1,0 +1,401 @@
+"""The record of play: undo, disputes, votes, rewinds, forks (R-REC-*).
+
+These go through the application on the in-memory store, since an undo or a rewind loads the
+game as it was at an earlier version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from api.application import Campaigns
+from api.dice import ScriptedDice, SeededDice
+from domain.capes import EDITION
+from domain.capes import commands as c
+from domain.capes.views import board
+from domain.edition import fold
+from domain.errors import DomainError, NotPermitted, RuleViolation, StaleVersion
+from domain.record import TableOptions
+from domain.record.commands import (
+    ExpireDispute,
+    OpenDispute,
+    SetTableOptions,
+    SettleDispute,
+    Undo,
+    Vote,
+    WithdrawDispute,
+)
+from domain.record.decider import DisputePending
+
+MEMORY = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 22, 20, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def abilities(*categories: str) -> c.Freeform:
+    return c.Freeform(abilities=tuple(
+        c.AbilitySpec(name=f"{cat} {r}", category=cat, rating=r)  # type: ignore[arg-type]
+        for cat in categories for r in (1, 2, 3)))
+
+
+class Played:
+    """A campaign played through the application: three seats, two characters, a scene."""
+
+    def __init__(self, dice: Iterable[int] = (), options: TableOptions | None = None,
+                 clock: Clock | None = None) -> None:
+        self.clock = clock or Clock()
+        self.app = Campaigns(MEMORY, dice=ScriptedDice(dice), clock=self.clock)
+        self.id: UUID = self.app.create(c.CreateCampaign(name="Record")).campaign_id
+        if options is not None:
+            self(SetTableOptions(options=options))
+        for name in ("Ana", "Ben", "Cleo"):
+            self(c.SeatPlayer(name=name))
+        self(c.CreateCharacter(seat=1, name="Nightjar", build=abilities("skill", "style",
+                                                                       "attitude")))
+        self(c.CreateCharacter(seat=2, name="Tempest", build=abilities("skill", "style",
+                                                                      "attitude")))
+        self(c.FrameScene(seat=1, text="The docks"))
+        self(c.ChooseCharacter(seat=1, character=1), c.PassClaiming(seat=1),
+             c.ChooseCharacter(seat=2, character=2),
+             *(c.PassClaiming(seat=s) for s in (2, 3, 1, 2)))
+        self.scene_started = self.position_of("SceneFramed")
+
+    def __call__(self, *commands: Any) -> Any:
+        outcome = None
+        for command in commands:
+            outcome = self.app.execute(self.id, command)
+        return outcome
+
+    @property
+    def version(self) -> int:
+        return self.app.get(self.id).version
+
+    @property
+    def state(self) -> Any:
+        return self.app.state(self.id)
+
+    @property
+    def record(self) -> Any:
+        return self.app.get(self.id).record
+
+    def log(self) -> list[Any]:
+        return self.app.history(self.id, limit=100_000)
+
+    def position_of(self, event_type: str, last: bool = True) -> int:
+        found = [r.originator_version for r in self.log()
+                 if type(r.event).__name__ == event_type]
+        return found[-1] if last else found[0]
+
+    def refused(self, command: Any, kind: type[DomainError] = RuleViolation) -> DomainError:
+        before = self.version
+        with pytest.raises(kind) as caught:
+            self(command)
+        assert self.version == before, "a refused command appends nothing"
+        return caught.value
+
+
+def a_turn_with_a_conflict(p: Played) -> None:
+    p(c.StartTurn(seat=1, character=1),
+      c.CreateConflict(seat=1, kind="event", text="The crane falls"), c.EndTurn(seat=1))
+
+
+# -- undo (R-REC-1) --------------------------------------------------------------------------
+
+
+def test_a_seat_undoes_its_own_last_command_and_the_game_is_as_before_it() -> None:
+    """R-REC-1: the state after an undo is the state before the undone command."""
+    p = Played()
+    p(c.StartTurn(seat=1, character=1))
+    before = p.state
+    p(c.CreateConflict(seat=1, kind="event", text="The crane falls"))
+    undone = p(Undo(seat=1))
+    assert [type(r.event).__name__ for r in undone.events] == ["Undone"]
+    assert p.state == before
+
+
+def test_undoing_again_walks_back_through_the_seats_own_run_of_commands() -> None:
+    """R-REC-1: a seat's consecutive commands come off one by one."""
+    p = Played()
+    before_turn = p.state
+    a_turn_with_a_conflict(p)
+    for _ in range(3):
+        p(Undo(seat=1))
+    assert p.state == before_turn
+    p.refused(Undo(seat=1))  # the claiming pass before it was seat 2's
+
+
+def test_an_undo_cannot_cross_another_seats_action() -> None:
+    """R-REC-1: once another seat acts, the earlier command stays."""
+    p = Played()
+    a_turn_with_a_conflict(p)
+    p(c.StartTurn(seat=2, character=2))
+    error = p.refused(Undo(seat=1))
+    assert error.rule == "R-REC-1"  # type: ignore[attr-defined]
+    p(Undo(seat=2))  # seat 2 may take its own back
+
+
+def test_an_undone_roll_stays_in_the_log_and_the_die_rolls_anew_with_a_new_value() -> None:
+    """R-REC-1: no fishing for a better roll: the next roll draws a new value."""
+    p = Played(dice=[2, 6])
+    a_turn_with_a_conflict(p)
+    p(c.StartTurn(seat=2, character=2))
+    p(c.RollDie(seat=2, ability="skill 1", conflict=1, die=1))
+    p(Undo(seat=2))
+    assert p.state.conflicts[1].sides[0].dice[0].value == 1
+    p(c.RollDie(seat=2, ability="skill 1", conflict=1, die=1))
+    rolls = [r.event.rolled for r in p.log() if type(r.event).__name__ == "DieRolled"]
+    assert rolls == [2, 6]
+    assert p.app.get(p.id).record.reverted == ((p.position_of("DieRolled", last=False) - 2,
+                                                p.position_of("DieRolled", last=False)),)
+
+
+# -- disputes (R-REC-2, R-REC-3, R-REC-4) ----------------------------------------------------
+
+
+def a_disputed_roll(p: Played) -> int:
+    """Seat 2 rolls; seat 3 disputes the roll. The position of the roll's first event."""
+    a_turn_with_a_conflict(p)
+    p(c.StartTurn(seat=2, character=2))
+    first = p.version + 1
+    p(c.RollDie(seat=2, ability="skill 1", conflict=1, die=1))
+    p(OpenDispute(seat=3, position=p.position_of("DieRolled"), reason="that die was mine"))
+    return first
+
+
+def test_a_dispute_reaches_back_to_the_first_event_of_the_disputed_move() -> None:
+    """R-REC-2: disputing any event of a command disputes the whole move."""
+    p = Played(dice=[4])
+    first = a_disputed_roll(p)
+    dispute = p.record.dispute
+    assert (dispute.position, dispute.actor, dispute.voters) == (first, 2, (1, 3))
+    assert dispute.votes == {3: True}, "opening a dispute is a vote to uphold it"
+
+
+def test_while_a_dispute_is_open_the_game_waits_and_a_second_dispute_is_refused() -> None:
+    """R-REC-2: one dispute at a time; game commands get a conflict (HTTP 409)."""
+    p = Played(dice=[4])
+    a_disputed_roll(p)
+    error = p.refused(c.AcceptRoll(seat=2), kind=DisputePending)
+    assert isinstance(error, StaleVersion)
+    assert p.refused(OpenDispute(seat=1, position=p.scene_started, reason="no")).rule == (
+        "R-REC-2")  # type: ignore[attr-defined]
+    p.refused(Undo(seat=2), kind=DisputePending)
+
+
+def test_only_a_move_of_the_current_scene_still_in_effect_may_be_disputed() -> None:
+    """R-REC-2: not before the scene, not a reverted event, not past the end of the log."""
+    p = Played()
+    for position in (p.scene_started - 1, p.version + 5):
+        p.refused(OpenDispute(seat=3, position=position, reason="no"))
+    a_turn_with_a_conflict(p)
+    p(Undo(seat=1))
+    p.refused(OpenDispute(seat=3, position=p.version - 1, reason="it was undone"))
+
+
+def test_a_seat_votes_once_and_the_disputed_moves_actor_not_at_all() -> None:
+    """R-REC-3: the other seats vote, each once."""
+    p = Played(dice=[4])
+    a_disputed_roll(p)
+    assert p.refused(Vote(seat=2, uphold=False)).rule == "R-REC-3"  # type: ignore[attr-defined]
+    assert p.refused(Vote(seat=3, uphold=True)).rule == "R-REC-3"  # type: ignore[attr-defined]
+
+
+def test_an_upheld_dispute_rewinds_the_game_to_just_before_the_move() -> None:
+    """R-REC-5: a majority upholds; the state is the state before the disputed move."""
+    p = Played(dice=[4])
+    a_turn_with_a_conflict(p)
+    p(c.StartTurn(seat=2, character=2))
+    before = p.state
+    a_roll = p.version + 1
+    p(c.RollDie(seat=2, ability="skill 1", conflict=1, die=1))
+    p(OpenDispute(seat=3, position=a_roll + 2, reason="wrong die"))
+    settled = p(Vote(seat=1, uphold=True))
+    assert [type(r.event).__name__ for r in settled.events] == [
+        "DisputeVoted", "DisputeSettled", "Rewound"]
+    assert p.state == before
+    assert p.record.dispute is None
+    assert p.record.reverted[-1] == (a_roll, a_roll + 2)  # the roll: three events
+
+
+def test_a_rejected_dispute_changes_nothing_in_the_game() -> None:
+    """R-REC-3: enough votes against end it; the game goes on from where it was."""
+    p = Played(dice=[4])
+    a_disputed_roll(p)
+    before = p.state
+    settled = p(Vote(seat=1, uphold=False))
+    assert [type(r.event).__name__ for r in settled.events] == ["DisputeVoted",
+                                                                 "DisputeSettled"]
+    assert p.state == before and p.record.dispute is None
+    p(c.AcceptRoll(seat=2))
+
+
+def test_a_unanimous_table_needs_every_voter() -> None:
+    """R-REC-3: the threshold is a table option."""
+    p = Played(dice=[4], options=TableOptions(dispute_threshold="unanimous"))
+    a_disputed_roll(p)
+    assert p.record.dispute.needed == 2
+
+
+def test_the_owner_settles_alone_only_when_the_table_allows_it() -> None:
+    """R-REC-4: owner_settles."""
+    p = Played(dice=[4, 4])
+    a_disputed_roll(p)
+    assert p.refused(SettleDispute(uphold=True)).rule == "R-REC-4"  # type: ignore[attr-defined]
+    p.refused(SettleDispute(seat=1, uphold=True), kind=NotPermitted)
+    q = Played(dice=[4], options=TableOptions(owner_settles=True))
+    a_disputed_roll(q)
+    before_roll = q.app.state(q.id, q.record.dispute.position - 1)
+    q(SettleDispute(uphold=True))
+    assert q.state == before_roll
+
+
+def test_a_dispute_is_withdrawn_only_by_its_opener_and_changes_nothing() -> None:
+    """R-REC-4: withdrawal."""
+    p = Played(dice=[4])
+    a_disputed_roll(p)
+    before = p.state
+    p.refused(WithdrawDispute(seat=1), kind=NotPermitted)
+    p(WithdrawDispute(seat=3))
+    assert p.state == before and p.record.dispute is None
+
+
+def test_an_expired_dispute_changes_nothing_and_is_recorded_before_the_next_command() -> None:
+    """R-REC-4: dispute_minutes."""
+    clock = Clock()
+    p = Played(dice=[4], clock=clock, options=TableOptions(dispute_minutes=30))
+    a_disputed_roll(p)
+    assert p.refused(ExpireDispute()).rule == "R-REC-4"  # type: ignore[attr-defined]
+    clock.now += timedelta(minutes=31)
+    p(c.AcceptRoll(seat=2))
+    kinds = [type(r.event).__name__ for r in p.log()]
+    settled = kinds.index("DisputeSettled")
+    assert kinds[settled + 1] == "RollAccepted"
+    assert p.log()[settled].event.by == "expiry"
+
+
+def test_a_rewind_cannot_be_undone() -> None:
+    """R-REC-5: the undo stack is empty after a rewind; the record is never rewound."""
+    p = Played(dice=[4])
+    a_disputed_roll(p)
+    p(Vote(seat=1, uphold=True))
+    p.refused(Undo(seat=3))
+    p.refused(Undo(seat=2))
+    assert p.record.disputes == 1
+
+
+def test_reverted_events_stay_in_the_log() -> None:
+    """R-REC-5: nothing is deleted; the record marks what was reverted."""
+    p = Played(dice=[4])
+    first = a_disputed_roll(p)
+    p(Vote(seat=1, uphold=True))
+    log = p.log()
+    assert [r.originator_version for r in log] == list(range(1, len(log) + 1))
+    assert any(type(r.event).__name__ == "DieRolled" for r in log)
+    from domain.record import is_reverted
+
+    assert is_reverted(p.record, first) and not is_reverted(p.record, first - 1)
+
+
+# -- forks (R-REC-6) -------------------------------------------------------------------------
+
+
+def test_a_fork_starts_from_the_source_at_a_version_and_both_record_the_link() -> None:
+    """R-REC-6: what if we had rolled differently."""
+    p = Played(dice=[4])
+    a_turn_with_a_conflict(p)
+    at = p.version
+    p(c.StartTurn(seat=2, character=2))
+    fork = p.app.fork(p.id, at, name="What if")
+    forked = p.app.get(fork.campaign_id)
+    assert forked.state == EDITION.evolve(p.app.state(p.id, at),
+                                          fork.events[0].event)
+    assert forked.state.name == "What if"
+    assert forked.record.forked_from == (p.id, at)
+    assert p.record.forks == ((fork.campaign_id, at),)
+    assert [type(r.event).__name__ for r in p.app.history(fork.campaign_id)] == [
+        "CampaignForked", "ForkedFrom"]
+    p.app.execute(fork.campaign_id, c.StartTurn(seat=2, character=2))
+
+
+# -- properties ------------------------------------------------------------------------------
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), steps=st.integers(5, 60), data=st.data())
+def test_an_upheld_rewind_equals_replaying_only_the_events_before_the_move(
+    seed: int, steps: int, data: st.DataObject
+) -> None:
+    """R-REC-5: for random play and any disputed move of the scene, the rewound game is the
+    fold of the events before it, and so is the board."""
+    from domain.capes.moves import candidates, with_choice
+    from domain.errors import ChoiceRequired
+
+    p = Played()
+    p.app.dice = SeededDice(seed)
+    import random
+
+    rng = random.Random(seed)
+    for _ in range(steps):
+        options = candidates(p.state)
+        if not options:
+            break
+        command = rng.choice(options)
+        for _attempt in range(4):
+            try:
+                p(command)
+                break
+            except ChoiceRequired as asked:
+                if not asked.field or not asked.choices:
+                    break
+                command = with_choice(command, asked.field, rng.choice(list(asked.choices)))
+            except DomainError:
+                break
+    start = p.record.scene_start
+    moves = sorted({r.command or r.originator_version for r in p.log()
+                    if start is not None and r.originator_version >= start
+                    and r.seat is not None})
+    if start is None or not moves:
+        return
+    move = data.draw(st.sampled_from(moves))
+    actor = next(r.seat for r in p.log() if r.originator_version == move)
+    voters = [s for s in (1, 2, 3) if s != actor]
+    p(OpenDispute(seat=voters[0], position=move, reason="disputed"))
+    if p.record.dispute is not None:
+        p(Vote(seat=voters[1], uphold=True))
+    expected = fold(EDITION, [r.event for r in p.log() if r.originator_version < move])
+    assert p.state == expected
+    assert board(p.state) == board(expected)
+
+
+def test_loading_an_old_version_of_a_long_campaign_starts_from_a_snapshot() -> None:
+    """R-REC-5 needs old versions often: they load from the nearest snapshot, not event 1."""
+    p = Played()
+    for i in range(260):
+        p(c.Narrate(seat=1 + i % 3, text=f"line {i}"))
+    folded: list[int] = []
+    project = p.app._project
+
+    def counting(aggregate: Any, events: Any, **kwargs: Any) -> Any:
+        items = list(events)
+        folded.append(len(items))
+        return project(aggregate, items, **kwargs)
+
+    p.app._project = counting  # type: ignore[method-assign]
+    old = p.app.state(p.id, 230)
+    assert sum(folded) <= 31, folded
+    assert old == fold(EDITION, [r.event for r in p.log()[:230]])
