@@ -65,6 +65,7 @@ def test_a_fresh_application_on_the_same_store_rebuilds_the_live_state(
 def test_the_envelope_keeps_ids_times_seats_and_narration(
     make_app: MakeApp, store_env: dict[str, str], clock: TickingClock
 ) -> None:
+    """R-SRV-1: every event is stored with the seat that caused it, the time, the narration."""
     app = make_app(store_env, clock=clock)
     created = app.create(CreateCampaign(name="Night Patrol"), seat=3, narration="It begins.")
     app.execute(created.campaign_id, SeatPlayer(name="Ada"), narration="Ada sits down.")
