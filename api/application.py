@@ -66,6 +66,9 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     events: tuple[Recorded[Any], ...]
     state: Any
+    #: Position of the last appended event in the store's whole sequence (its notification
+    #: id), for read models to catch up to (read-your-writes); 0 when nothing was appended.
+    position: int = 0
 
 
 def utc_now() -> datetime:
@@ -302,7 +305,7 @@ class Campaigns(Application[UUID]):
         campaign = self._project(base, records)
         assert campaign is not None
         try:
-            self.save(campaign, *records)
+            recordings = self.save(campaign, *records)
         except IntegrityError:
             # Someone appended at our version first. Nothing of ours was stored, and the
             # cache still holds the (older, still true) base: the next load fast-forwards it.
@@ -310,8 +313,10 @@ class Campaigns(Application[UUID]):
         # Only now, with the events stored, may the new aggregate be cached.
         if self.repository.cache is not None:
             self.repository.cache.put(campaign_id, campaign)
+        position = max((r.notification.id for r in recordings), default=0)
         return Outcome(
-            campaign_id=campaign_id, version=campaign.version, events=records, state=campaign.state
+            campaign_id=campaign_id, version=campaign.version, events=records,
+            state=campaign.state, position=position,
         )
 
     # -- queries -----------------------------------------------------------------------------
