@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -42,11 +43,17 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Modules that add subcommands: each has ``register(commands)`` taking the subparsers.
+SUBCOMMAND_MODULES: tuple[str, ...] = ("api.cli_record",)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="capes", description="The Capes table server: play Capes campaigns as event logs."
     )
     commands = parser.add_subparsers(dest="command", required=True)
+    for name in SUBCOMMAND_MODULES:
+        importlib.import_module(name).register(commands)
     demo = commands.add_parser("demo", help="play a scripted scene for three players")
     demo.set_defaults(run=_demo)
     serve = commands.add_parser("serve", help="run the HTTP server")

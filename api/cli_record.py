@@ -1,0 +1,165 @@
+"""``capes`` subcommands about the record of play: history, state at a time, diffs, forks,
+undo and disputes, run by the host directly on the store (no tokens: whoever runs the CLI has
+the database already).
+
+- ``capes log CAMPAIGN [--after N] [--limit M]``: the event log, reverted events marked.
+- ``capes state CAMPAIGN [--version N | --at ISO]``: the board and ledgers as they were.
+- ``capes diff CAMPAIGN FROM [TO]``: what changed between two versions, per player and conflict.
+- ``capes fork CAMPAIGN [--version N] [--name NAME]``: a new campaign from that moment.
+- ``capes undo CAMPAIGN --seat N``; ``capes dispute CAMPAIGN --seat N --event P --reason R``;
+  ``capes vote CAMPAIGN --seat N (--uphold | --reject)``; ``capes settle CAMPAIGN (--uphold |
+  --reject)`` (as the owner, when the table allows it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import msgspec
+
+from domain.capes.diff import diff
+from domain.capes.views import board, ledgers
+from domain.errors import DomainError
+from domain.record import is_reverted
+from domain.record.commands import OpenDispute, SettleDispute, Undo, Vote
+
+from .application import Campaigns, open_campaigns
+from .render import board_text, ledgers_text
+
+
+def _campaign(text: str) -> UUID:
+    try:
+        return UUID(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a campaign id: {text!r}") from None
+
+
+def _names(app: Campaigns, campaign: UUID) -> dict[int, str]:
+    return {ch.id: ch.name for ch in app.state(campaign).characters.values()}
+
+
+def _run(func: Any) -> Any:
+    """Run a subcommand body; a refusal is printed with its rule and exits 1."""
+
+    def wrapper(args: argparse.Namespace) -> int:
+        app = open_campaigns()
+        try:
+            result: int = func(app, args)
+            return result
+        except DomainError as refused:
+            print(f"refused: {refused}", file=sys.stderr)
+            return 1
+        finally:
+            app.close()
+
+    return wrapper
+
+
+@_run
+def _log(app: Campaigns, args: argparse.Namespace) -> int:
+    record = app.get(args.campaign).record
+    for r in app.history(args.campaign, args.after, args.limit):
+        mark = " (reverted)" if is_reverted(record, r.originator_version) else ""
+        seat = f"seat {r.seat}" if r.seat else "owner/lobby"
+        said = f"  {r.narration!r}" if r.narration else ""
+        body = msgspec.json.encode(r.event).decode()
+        print(f"{r.originator_version:>6} {r.timestamp:%Y-%m-%d %H:%M:%S} {seat:<11} "
+              f"{body}{said}{mark}")
+    return 0
+
+
+@_run
+def _state(app: Campaigns, args: argparse.Namespace) -> int:
+    version = args.version
+    if args.at is not None:
+        version = app.version_at(args.campaign, args.at)
+        if version == 0:
+            print(f"campaign {args.campaign} did not exist yet at {args.at}", file=sys.stderr)
+            return 1
+    state = app.state(args.campaign, version)
+    print(board_text(board(state), _names(app, args.campaign)))
+    print(ledgers_text(ledgers(state)))
+    return 0
+
+
+@_run
+def _diff(app: Campaigns, args: argparse.Namespace) -> int:
+    changes = diff(app.state(args.campaign, args.source), app.state(args.campaign, args.to))
+    print(msgspec.json.format(msgspec.json.encode(changes)).decode())
+    return 0
+
+
+@_run
+def _fork(app: Campaigns, args: argparse.Namespace) -> int:
+    outcome = app.fork(args.campaign, args.version, name=args.name)
+    print(f"forked campaign {outcome.campaign_id} from {args.campaign} at version "
+          f"{app.get(outcome.campaign_id).record.forked_from[1]}")  # type: ignore[index]
+    return 0
+
+
+def _record_command(build: Any) -> Any:
+    @_run
+    def run(app: Campaigns, args: argparse.Namespace) -> int:
+        outcome = app.execute(args.campaign, build(args), narration=args.narration)
+        for r in outcome.events:
+            print(f"{r.originator_version:>6} {msgspec.json.encode(r.event).decode()}")
+        return 0
+
+    return run
+
+
+def register(commands: Any) -> None:
+    """Add the record's subcommands to ``capes``."""
+
+    def with_campaign(name: str, help: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = commands.add_parser(name, help=help)
+        parser.add_argument("campaign", type=_campaign)
+        return parser
+
+    log = with_campaign("log", "print a campaign's event log")
+    log.add_argument("--after", type=int, default=0)
+    log.add_argument("--limit", type=int, default=1000)
+    log.set_defaults(run=_log)
+
+    state = with_campaign("state", "print the board and ledgers, now or in the past")
+    when = state.add_mutually_exclusive_group()
+    when.add_argument("--version", type=int)
+    when.add_argument("--at", type=datetime.fromisoformat, help="an ISO time with its zone")
+    state.set_defaults(run=_state)
+
+    changes = with_campaign("diff", "what changed between two versions")
+    changes.add_argument("source", type=int, metavar="FROM")
+    changes.add_argument("to", type=int, nargs="?", metavar="TO")
+    changes.set_defaults(run=_diff)
+
+    fork = with_campaign("fork", "start a new campaign from this one's game at a version")
+    fork.add_argument("--version", type=int)
+    fork.add_argument("--name")
+    fork.set_defaults(run=_fork)
+
+    def acting(name: str, help: str, build: Any, seat: bool = True) -> argparse.ArgumentParser:
+        parser = with_campaign(name, help)
+        if seat:
+            parser.add_argument("--seat", type=int, required=True)
+        parser.add_argument("--narration", default="")
+        parser.set_defaults(run=_record_command(build))
+        return parser
+
+    acting("undo", "take back a seat's last command", lambda a: Undo(seat=a.seat))
+    dispute = acting("dispute", "dispute a move of the current scene",
+                     lambda a: OpenDispute(seat=a.seat, position=a.event, reason=a.reason))
+    dispute.add_argument("--event", type=int, required=True)
+    dispute.add_argument("--reason", required=True)
+    for name, help, build in (
+        ("vote", "vote on the open dispute", lambda a: Vote(seat=a.seat, uphold=a.uphold)),
+        ("settle", "settle the open dispute as the owner",
+         lambda a: SettleDispute(uphold=a.uphold)),
+    ):
+        parser = acting(name, help, build, seat=name == "vote")
+        choice = parser.add_mutually_exclusive_group(required=True)
+        choice.add_argument("--uphold", dest="uphold", action="store_true")
+        choice.add_argument("--reject", dest="uphold", action="store_false")
