@@ -12,8 +12,10 @@ import logging
 from http import HTTPStatus
 from typing import Any
 
+import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException
+from litestar.openapi.datastructures import ResponseSpec
 
 from domain.errors import ChoiceRequired, DomainError, RuleViolation
 
@@ -28,6 +30,47 @@ TITLES = {
     409: "Stale version",
     422: "Against the rules",
 }
+
+#: What each problem status means, as documented in the OpenAPI schema.
+MEANINGS = {
+    400: "Malformed: a field or parameter fails validation (``errors`` names it), or the "
+    "command names something that does not exist",
+    401: "No bearer token, or not one of this campaign's",
+    403: "This token may not do this (another seat, the owner at the table, a seat closing)",
+    404: "No such campaign, or no such version of it",
+    409: "Stale ``expected_version`` or a concurrent write (``current_version``)",
+    413: "The body is over 64 KiB",
+    422: "Against the rules: ``rule``; ``choices`` and ``field`` when a choice is missing",
+    429: "Too many requests from this client (see the RateLimit-* headers)",
+}
+
+
+class Problem(msgspec.Struct, frozen=True, kw_only=True):
+    """An RFC 9457 problem details body (``application/problem+json``)."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+    #: 422: the id of the rule the command breaks.
+    rule: str | None = None
+    #: 422: the legal values, when the player must choose.
+    choices: list[Any] | None = None
+    #: 422: the command field the choice goes in.
+    field: str | None = None
+    #: 404 and 409: the campaign's current version.
+    current_version: int | None = None
+    #: 400: what failed validation (``key`` names the field).
+    errors: list[dict[str, Any]] | dict[str, Any] | None = None
+
+
+def responses(*statuses: int) -> dict[int, ResponseSpec]:
+    """OpenAPI documentation of a route's problem responses."""
+    return {
+        status: ResponseSpec(data_container=Problem, media_type=MEDIA_TYPE,
+                             description=MEANINGS[status], generate_examples=False)
+        for status in statuses
+    }
 
 
 def problem(

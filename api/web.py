@@ -16,6 +16,7 @@ The eventsourcing application is synchronous, so handlers run it in a worker thr
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ from uuid import UUID, uuid4
 import anyio
 import msgspec
 from litestar import Litestar, Request, Router, get, post
+from litestar._openapi.schema_generation import SchemaCreator
+from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
 from litestar.channels import ChannelsPlugin
 from litestar.channels.backends.base import ChannelsBackend
 from litestar.channels.backends.memory import MemoryChannelsBackend
@@ -33,9 +36,11 @@ from litestar.exceptions import NotAuthorizedException, PermissionDeniedExceptio
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
+from litestar.openapi.spec import Schema
 from litestar.params import Parameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.static_files import create_static_files_router
+from litestar.typing import FieldDefinition
 
 from domain.capes import commands as c
 from domain.capes.model import CampaignState, Character
@@ -60,8 +65,12 @@ from .schemas import (
 T = TypeVar("T")
 #: Seconds between keep-alive comments on an idle event stream.
 KEEPALIVE = 15.0
+#: Modules with more routes: each has ``HANDLERS``, a list of Litestar route handlers.
+ROUTE_MODULES: tuple[str, ...] = ()
 #: Largest request body accepted (HTTP 413 above it).
 MAX_BODY = 64 * 1024
+#: The problems a query may answer with (documented in the OpenAPI schema).
+QUERY_PROBLEMS = problems.responses(400, 401, 404, 429)
 Version = Annotated[int | None, Parameter(ge=1, description="Look at the campaign as it was "
                                           "after this many events")]
 
@@ -122,7 +131,8 @@ def seat_of(actor: Actor) -> int:
 # -- lobby -----------------------------------------------------------------------------------
 
 
-@post("/campaigns", status_code=201, summary="Open a campaign", tags=["lobby"])
+@post("/campaigns", status_code=201, summary="Open a campaign", tags=["lobby"],
+      responses=problems.responses(400, 413, 429))
 async def open_campaign(data: NewCampaign, services: Services) -> CampaignOpened:
     """A new campaign; the response's ``owner_token`` is shown once."""
     campaign_id = uuid4()
@@ -134,7 +144,7 @@ async def open_campaign(data: NewCampaign, services: Services) -> CampaignOpened
 
 
 @post("/campaigns/{campaign_id:uuid}/seats", status_code=201, summary="Take a seat",
-      tags=["lobby"])
+      tags=["lobby"], responses=problems.responses(400, 404, 409, 413, 422, 429))
 async def take_seat(campaign_id: UUID, data: NewSeat, services: Services) -> SeatTaken:
     """Seat a player (between scenes, R-X-SEAT-1); the response's ``token`` is shown once.
 
@@ -165,7 +175,8 @@ async def _apply(services: Services, campaign_id: UUID, command: c.Command,
 
 
 @post("/campaigns/{campaign_id:uuid}/commands", status_code=200, summary="Run a command",
-      tags=["play"], request_max_body_size=MAX_BODY)
+      tags=["play"], request_max_body_size=MAX_BODY,
+      responses=problems.responses(400, 401, 403, 404, 409, 413, 422, 429))
 async def run_command(campaign_id: UUID, data: CommandRequest, actor: Actor,
                       services: Services) -> Applied:
     """Run one command for the token's seat: the events it appended and the new version.
@@ -183,7 +194,7 @@ async def run_command(campaign_id: UUID, data: CommandRequest, actor: Actor,
 
 
 @post("/campaigns/{campaign_id:uuid}/close", status_code=200, summary="Close the campaign",
-      tags=["owner"])
+      tags=["owner"], responses=problems.responses(401, 403, 404, 409, 422, 429))
 async def close_campaign(campaign_id: UUID, actor: Actor, services: Services) -> Applied:
     """The owner closes the campaign: no command is accepted after it."""
     if not actor.owner:
@@ -200,7 +211,8 @@ async def _state(services: Services, campaign_id: UUID,
     return state
 
 
-@get("/campaigns/{campaign_id:uuid}", summary="The campaign", tags=["queries"])
+@get("/campaigns/{campaign_id:uuid}", summary="The campaign", tags=["queries"],
+     responses=QUERY_PROBLEMS)
 async def campaign_summary(campaign_id: UUID, actor: Actor,
                            services: Services) -> CampaignSummary:
     agg = await in_thread(services.campaigns.get, campaign_id)
@@ -213,7 +225,8 @@ async def campaign_summary(campaign_id: UUID, actor: Actor,
     )
 
 
-@get("/campaigns/{campaign_id:uuid}/board", summary="The board", tags=["queries"])
+@get("/campaigns/{campaign_id:uuid}/board", summary="The board", tags=["queries"],
+     responses=QUERY_PROBLEMS)
 async def get_board(campaign_id: UUID, actor: Actor, services: Services,
                     version: Version = None) -> Board:
     """Scene, page, phase, whose move and what they may do, conflicts with their dice."""
@@ -221,28 +234,31 @@ async def get_board(campaign_id: UUID, actor: Actor, services: Services,
 
 
 @get("/campaigns/{campaign_id:uuid}/ledgers", summary="Every player's ledger",
-     tags=["queries"])
+     tags=["queries"], responses=QUERY_PROBLEMS)
 async def get_ledgers(campaign_id: UUID, actor: Actor, services: Services,
                       version: Version = None) -> tuple[Ledger, ...]:
     """Story Tokens, Inspirations, and the characters' Debt per Drive, staked and blocked."""
     return ledgers(await _state(services, campaign_id, version))
 
 
-@get("/campaigns/{campaign_id:uuid}/characters", summary="The characters", tags=["queries"])
+@get("/campaigns/{campaign_id:uuid}/characters", summary="The characters", tags=["queries"],
+     responses=QUERY_PROBLEMS)
 async def get_characters(campaign_id: UUID, actor: Actor, services: Services,
                          version: Version = None) -> tuple[Character, ...]:
     state = await _state(services, campaign_id, version)
     return tuple(state.characters[i] for i in sorted(state.characters))
 
 
-@get("/campaigns/{campaign_id:uuid}/state", summary="The whole state", tags=["queries"])
+@get("/campaigns/{campaign_id:uuid}/state", summary="The whole state", tags=["queries"],
+     responses=QUERY_PROBLEMS)
 async def get_state(campaign_id: UUID, actor: Actor, services: Services,
                     version: Version = None) -> CampaignState:
     """The rules engine's state of the campaign, now or at ``version``."""
     return await _state(services, campaign_id, version)
 
 
-@get("/campaigns/{campaign_id:uuid}/events", summary="The event log", tags=["queries"])
+@get("/campaigns/{campaign_id:uuid}/events", summary="The event log", tags=["queries"],
+     responses=QUERY_PROBLEMS)
 async def get_events(
     campaign_id: UUID, actor: Actor, services: Services,
     after: Annotated[int, Parameter(ge=0, description="Events after this position")] = 0,
@@ -255,7 +271,8 @@ async def get_events(
 
 
 @get("/campaigns/{campaign_id:uuid}/events/stream", summary="Live events (SSE)",
-     tags=["queries"], dependencies={"actor": Provide(lambda: None, sync_to_thread=False)})
+     tags=["queries"], dependencies={"actor": Provide(lambda: None, sync_to_thread=False)},
+     media_type="text/event-stream", responses=QUERY_PROBLEMS)
 async def stream_events(
     campaign_id: UUID, request: Request[Any, Any, Any], services: Services,
     after: Annotated[int | None, Parameter(ge=0, description="Resume after this position")]
@@ -300,6 +317,20 @@ async def _follow(services: Services, campaign_id: UUID,
 
 
 # -- the app ---------------------------------------------------------------------------------
+
+
+class ClosedStructsPlugin(StructSchemaPlugin):
+    """Structs that refuse unknown fields (HTTP 400) say so: ``additionalProperties: false``.
+
+    Litestar's own plugin leaves it out, so the schema would allow what the server refuses.
+    """
+
+    def to_openapi_schema(self, field_definition: FieldDefinition,
+                          schema_creator: SchemaCreator) -> Schema:
+        schema = super().to_openapi_schema(field_definition, schema_creator)
+        if field_definition.type_.__struct_config__.forbid_unknown_fields:
+            schema.additional_properties = False
+        return schema
 
 
 def _docs() -> tuple[OpenAPIConfig, Router | None]:
@@ -366,6 +397,8 @@ def create_app(
         open_campaign, take_seat, run_command, close_campaign, campaign_summary, get_board,
         get_ledgers, get_characters, get_state, get_events, stream_events,
     ]
+    for name in ROUTE_MODULES:
+        handlers.extend(importlib.import_module(name).HANDLERS)
     if assets is not None:
         handlers.append(assets)
     return Litestar(
@@ -374,7 +407,7 @@ def create_app(
             "services": Provide(lambda: services, use_cache=True, sync_to_thread=False),
             "actor": Provide(provide_actor),
         },
-        plugins=[plugin],
+        plugins=[plugin, ClosedStructsPlugin()],
         exception_handlers=problems.HANDLERS,
         middleware=middleware,
         openapi_config=openapi,

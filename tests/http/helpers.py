@@ -1,0 +1,302 @@
+"""Shared helpers for the HTTP tests: a table of seats, request bodies, SSE, a server process.
+
+A :class:`Table` wraps any client with httpx's interface (Litestar's in-process ``TestClient``
+or an ``httpx.Client`` on a real server) together with one campaign and its tokens, so a test
+reads as the moves of the players at it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+import msgspec
+from litestar.testing import TestClient
+
+from api.application import Campaigns
+from api.demo import SCRIPT
+from api.dice import DiceSource
+from api.schemas import CommandRequest
+from api.web import create_app
+from domain.capes import commands as c
+
+JSON = dict[str, Any]
+#: The project's root (where ``api`` is importable from), for server processes.
+ROOT = Path(__file__).resolve().parents[2]
+#: Every wait on a server is bounded by this many seconds.
+TIMEOUT = 10.0
+#: The demo's players, in seat order, and the scene's steps after they sit down.
+DEMO_PLAYERS = tuple(command.name for _, command in SCRIPT if isinstance(command, c.SeatPlayer))
+DEMO_STEPS: tuple[tuple[str, c.SeatCommand], ...] = tuple(
+    (narration, command) for narration, command in SCRIPT
+    if isinstance(command, c.SeatCommand)
+)
+assert len(DEMO_STEPS) + len(DEMO_PLAYERS) == len(SCRIPT), "the demo has unexpected steps"
+#: ``starting_tokens`` of the demo campaign (``api.demo.play_demo`` opens it with 1).
+DEMO_TOKENS = 1
+
+
+class Client(Protocol):
+    """What the helpers need of a client: httpx's request methods."""
+
+    def get(self, url: str, **kwargs: Any) -> httpx.Response: ...
+
+    def post(self, url: str, **kwargs: Any) -> httpx.Response: ...
+
+
+@contextmanager
+def app_client(env: Mapping[str, str] | Campaigns, dice: DiceSource | None = None,
+               rate_limit: int = 0) -> Iterator[TestClient[Any]]:
+    """An in-process client of the server on the store of ``env`` (or on these Campaigns);
+    the application is closed when the block ends."""
+    campaigns = env if isinstance(env, Campaigns) else Campaigns(dict(env), dice=dice)
+    with TestClient(create_app(campaigns, rate_limit=rate_limit), timeout=TIMEOUT) as client:
+        yield client
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def command_body(command: c.Command | JSON, narration: str = "",
+                 expected_version: int | None = None) -> JSON:
+    """The body of ``POST /commands`` for ``command`` (a Struct or its JSON form)."""
+    body: JSON = {"command": command if isinstance(command, dict)
+                  else msgspec.to_builtins(command), "narration": narration}
+    if expected_version is not None:
+        body["expected_version"] = expected_version
+    return body
+
+
+def event_types(applied: JSON) -> list[str]:
+    """The types of the events in a command's (or an events page's) response."""
+    return [event["type"] for event in applied["events"]]
+
+
+def pages_ended(applied: JSON) -> list[JSON]:
+    """The ``PageEnded`` events in a command's response."""
+    return [event for event in applied["events"] if event["type"] == "PageEnded"]
+
+
+@dataclass
+class Table:
+    """One campaign seen through ``client``: its id, the owner's token and each seat's."""
+
+    client: Client
+    campaign_id: str
+    owner_token: str
+    tokens: dict[int, str] = field(default_factory=dict)
+
+    def url(self, suffix: str = "") -> str:
+        return f"/campaigns/{self.campaign_id}{suffix}"
+
+    def seat(self, name: str) -> int:
+        """Seat a player; their seat number (the token is kept)."""
+        response = self.client.post(self.url("/seats"), json={"name": name})
+        assert response.status_code == 201, response.text
+        taken = response.json()
+        self.tokens[taken["seat"]] = taken["token"]
+        return int(taken["seat"])
+
+    def as_seat(self, seat: int) -> dict[str, str]:
+        return bearer(self.tokens[seat])
+
+    def as_owner(self) -> dict[str, str]:
+        return bearer(self.owner_token)
+
+    def send(self, command: c.SeatCommand | JSON, narration: str = "", *,
+             seat: int | None = None, expected_version: int | None = None,
+             headers: Mapping[str, str] | None = None) -> httpx.Response:
+        """POST a command with ``headers``, or else the token of ``seat`` (default: the
+        command's own seat)."""
+        if headers is None:
+            if seat is None:
+                seat = command["seat"] if isinstance(command, dict) else command.seat
+            headers = self.as_seat(seat)
+        return self.client.post(self.url("/commands"), headers=dict(headers),
+                                json=command_body(command, narration, expected_version))
+
+    def play(self, narration: str, command: c.SeatCommand) -> JSON:
+        """One step of play, which must be accepted: the response (events and version)."""
+        response = self.send(command, narration)
+        assert response.status_code == 200, (command, response.text)
+        applied: JSON = response.json()
+        return applied
+
+    def query(self, what: str, seat: int = 1, **params: Any) -> Any:
+        """GET ``/campaigns/{id}/{what}`` as ``seat``; the JSON, which must be 200."""
+        response = self.client.get(self.url(f"/{what}" if what else ""),
+                                   params=params, headers=self.as_seat(seat))
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def version(self) -> int:
+        return int(self.query("")["version"])
+
+
+def open_campaign(client: Client, name: str = "Harbor City", starting_tokens: int = 0,
+                  players: Sequence[str] = ()) -> Table:
+    """Open a campaign over HTTP and seat ``players`` (seats 1, 2, …)."""
+    response = client.post("/campaigns", json={"name": name, "starting_tokens": starting_tokens})
+    assert response.status_code == 201, response.text
+    opened = response.json()
+    table = Table(client, opened["campaign_id"], opened["owner_token"])
+    for player in players:
+        table.seat(player)
+    return table
+
+
+def demo_table(client: Client) -> Table:
+    """The demo's campaign with its three players seated, ready for :data:`DEMO_STEPS`."""
+    return open_campaign(client, "Demo: Harbor City", DEMO_TOKENS, DEMO_PLAYERS)
+
+
+def play_until(table: Table, narration: str) -> int:
+    """Play the demo up to (not including) the first step narrated ``narration``; its index."""
+    for index, (said, command) in enumerate(DEMO_STEPS):
+        if said == narration:
+            return index
+        table.play(said, command)
+    raise AssertionError(f"no demo step is narrated {narration!r}")
+
+
+# -- minimal commands ------------------------------------------------------------------------
+
+
+def _example(kind: msgspec.inspect.Type) -> Any:
+    """A small value of ``kind`` within its constraints (required fields only, for Structs)."""
+    i = msgspec.inspect
+    if isinstance(kind, i.IntType):
+        low = kind.ge if kind.ge is not None else (kind.gt + 1 if kind.gt is not None else 1)
+        return max(low, 1) if kind.le is None or kind.le >= 1 else low
+    if isinstance(kind, i.StrType):
+        return "x" * max(kind.min_length or 1, 1)
+    if isinstance(kind, i.BoolType):
+        return False
+    if isinstance(kind, i.LiteralType):
+        return kind.values[0]
+    if isinstance(kind, i.UnionType):
+        return _example(next(t for t in kind.types if not isinstance(t, i.NoneType)))
+    if isinstance(kind, i.TupleType):
+        return [_example(t) for t in kind.item_types]
+    if isinstance(kind, i.VarTupleType | i.ListType):
+        return [_example(kind.item_type)] * (kind.min_length or 0)
+    if isinstance(kind, i.DictType):
+        return {}
+    if isinstance(kind, i.StructType):
+        value = {f.encode_name: _example(f.type) for f in kind.fields if f.required}
+        if kind.tag_field is not None:
+            value[kind.tag_field] = kind.tag
+        return value
+    raise NotImplementedError(f"no example for {kind}")
+
+
+def minimal_command(command_type: type[c.SeatCommand], **fields: Any) -> JSON:
+    """The smallest valid JSON of a command of this type (required fields only), plus
+    ``fields``; checked against the request body's schema so a test never sends a bad one."""
+    command: JSON = _example(msgspec.inspect.type_info(command_type))
+    command.update(fields)
+    msgspec.convert({"command": command}, CommandRequest)
+    return command
+
+
+# -- Server-Sent Events ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Message:
+    """One SSE message: ``id``, ``event`` and the decoded ``data``."""
+
+    id: int
+    event: str
+    data: JSON
+
+
+def sse_messages(response: httpx.Response) -> Iterator[Message]:
+    """The messages of an open ``text/event-stream`` response (comments are skipped)."""
+    fields: dict[str, str] = {}
+    for line in response.iter_lines():
+        if not line:
+            if "data" in fields:
+                data = msgspec.json.decode(fields["data"])
+                yield Message(int(fields["id"]), fields["event"], data)
+            fields = {}
+        elif not line.startswith(":"):
+            name, _, value = line.partition(":")
+            fields[name] = value.removeprefix(" ")
+
+
+def read_until(messages: Iterator[Message], last: int, limit: float = TIMEOUT) -> list[Message]:
+    """Messages up to the one with id ``last``; fails after ``limit`` seconds (the client's
+    read timeout bounds each wait)."""
+    got: list[Message] = []
+    deadline = time.monotonic() + limit
+    for message in messages:
+        got.append(message)
+        if message.id >= last:
+            return got
+        assert time.monotonic() < deadline, f"no event {last} within {limit}s: {got}"
+    raise AssertionError(f"the stream ended before event {last}: {got}")
+
+
+# -- a server process ------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextmanager
+def server(environ: Mapping[str, str], log: Path, workers: int = 1) -> Iterator[str]:
+    """``uvicorn api.web:create_app`` on 127.0.0.1 with ``environ`` laid over this process's;
+    yields its base URL once it answers, and stops it (and its workers) afterwards."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
+    env.update({"CAPES_RATE_LIMIT": "0", **environ})
+    command = [sys.executable, "-m", "uvicorn", "api.web:create_app", "--factory",
+               "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
+               "--log-level", "warning"]
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None, f"the server exited:\n{log.read_text()}"
+            assert time.monotonic() < deadline, f"the server did not start:\n{log.read_text()}"
+            try:
+                if httpx.get(f"{base}/schema/openapi.json", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield base
+    finally:
+        _stop(process)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the server's process group (uvicorn and its workers), SIGKILL if it lingers."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue

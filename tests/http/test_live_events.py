@@ -1,0 +1,160 @@
+"""Live events (Server-Sent Events) from a real server process.
+
+The in-process TestClient buffers an endless stream and hangs, so these tests start uvicorn on
+127.0.0.1 (SQLite in a temporary folder) and read the stream with httpx. Every wait is bounded
+by the client's timeouts; the server is stopped whatever happens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+from helpers import (
+    DEMO_STEPS,
+    TIMEOUT,
+    Message,
+    Table,
+    open_campaign,
+    read_until,
+    server,
+    sse_messages,
+)
+from stores import in_ci
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
+#: Below the server's keep-alive (15 s), after which it re-reads the log even unprompted: an
+#: event seen sooner was announced, not polled for.
+PROMPT = 5.0
+
+
+@pytest.fixture
+def base_url(tmp_path: Path) -> Iterator[str]:
+    with server({"CAPES_DB": str(tmp_path / "live.sqlite")}, tmp_path / "server.log") as url:
+        yield url
+
+
+def redis_problem() -> str | None:
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2, socket_timeout=2).ping()
+    except redis.RedisError as e:
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+def client(base_url: str, read: float = TIMEOUT) -> httpx.Client:
+    return httpx.Client(base_url=base_url, timeout=httpx.Timeout(TIMEOUT, read=read))
+
+
+def subscribe(http: httpx.Client, table: Table, **headers: str) -> httpx.Response:
+    """Open the campaign's event stream (token in the query, as a browser would)."""
+    request = http.build_request("GET", table.url("/events/stream"),
+                                 params={"token": table.tokens[1]}, headers=headers)
+    response = http.send(request, stream=True)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/event-stream")
+    return response
+
+
+def ids(messages: list[Message]) -> list[int]:
+    return [m.id for m in messages]
+
+
+def test_a_subscriber_receives_a_commands_events_as_they_happen_and_resumes_exactly(
+    base_url: str,
+) -> None:
+    with client(base_url) as http, client(base_url, read=PROMPT) as watcher:
+        table = open_campaign(http, players=["Ana", "Ben", "Cleo"])
+        version = table.version()
+        stream = subscribe(watcher, table)
+        try:
+            messages = sse_messages(stream)
+            backlog = read_until(messages, version)
+            assert ids(backlog) == list(range(1, version + 1))
+            assert [m.event for m in backlog] == ["CampaignCreated"] + ["PlayerSeated"] * 3
+
+            narration, command = DEMO_STEPS[0]
+            applied = table.play(narration, command)
+            live = read_until(messages, applied["version"], limit=PROMPT)
+        finally:
+            stream.close()
+        sent = applied["events"]
+        assert ids(live) == [e["position"] for e in sent]
+        assert [m.event for m in live] == [e["type"] for e in sent]
+        assert [m.data for m in live] == sent, "the message is the event as the log shows it"
+        assert live[0].data["narration"] == narration and live[0].data["seat"] == 1
+
+        end = applied["version"]
+        for last in (0, 3, end - 1):
+            again = subscribe(watcher, table, **{"Last-Event-ID": str(last)})
+            try:
+                resumed = read_until(sse_messages(again), end)
+            finally:
+                again.close()
+            assert ids(resumed) == list(range(last + 1, end + 1)), last
+
+
+def test_a_subscriber_hears_a_seat_taken_and_the_after_parameter_resumes_too(
+    base_url: str,
+) -> None:
+    with client(base_url) as http, client(base_url, read=PROMPT) as watcher:
+        table = open_campaign(http, players=["Ana"])
+        request = watcher.build_request("GET", table.url("/events/stream"),
+                                        params={"after": 1}, headers=table.as_seat(1))
+        stream = watcher.send(request, stream=True)
+        try:
+            messages = sse_messages(stream)
+            assert ids(read_until(messages, 2)) == [2]
+            seat = table.seat("Ben")
+            heard = read_until(messages, 3, limit=PROMPT)
+        finally:
+            stream.close()
+        assert [(m.id, m.event, m.data["event"]["seat"]) for m in heard] == [
+            (3, "PlayerSeated", seat)]
+
+
+def test_the_stream_refuses_a_wrong_token_and_an_unknown_campaign(base_url: str) -> None:
+    with client(base_url) as http:
+        table = open_campaign(http, players=["Ana"])
+        other = open_campaign(http, "Elsewhere", players=["Zed"])
+        for token in ("garbage", other.tokens[1]):
+            response = http.get(table.url("/events/stream"), params={"token": token})
+            assert response.status_code == 401
+        response = http.get(table.url("/events/stream"), params={"after": -1},
+                            headers=table.as_seat(1))
+        assert response.status_code == 400
+
+
+def test_with_two_workers_on_redis_a_subscriber_hears_commands_run_by_either(
+    tmp_path: Path,
+) -> None:
+    problem = redis_problem()
+    if problem is not None:
+        reason = f"Redis not reachable at {REDIS_URL}: {problem}"
+        if in_ci():
+            pytest.fail(reason + " (CI=true: the Redis test may not be skipped)")
+        pytest.skip(reason)
+    environ = {"CAPES_DB": str(tmp_path / "shared.sqlite"), "CAPES_REDIS_URL": REDIS_URL}
+    with server(environ, tmp_path / "server.log", workers=2) as base, \
+            client(base, read=PROMPT) as watcher:
+        with client(base) as http:
+            table = open_campaign(http, players=["Ana", "Ben", "Cleo"])
+        stream = subscribe(watcher, table)
+        try:
+            messages = sse_messages(stream)
+            read_until(messages, 4)
+            heard: list[Message] = []
+            sent: list[dict[str, object]] = []
+            # Each command on a connection of its own: the kernel hands each to either worker.
+            for narration, command in DEMO_STEPS[:3]:
+                with client(base) as http:
+                    applied = Table(http, table.campaign_id, table.owner_token,
+                                    table.tokens).play(narration, command)
+                sent += applied["events"]
+                heard += read_until(messages, applied["version"], limit=PROMPT)
+        finally:
+            stream.close()
+    assert [(m.id, m.event) for m in heard] == [(e["position"], e["type"]) for e in sent]
