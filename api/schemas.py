@@ -11,14 +11,31 @@ import msgspec
 
 from domain.capes.commands import COMMAND_TYPES, SeatCommand
 from domain.capes.events import EVENT_TYPES
+from domain.record import RECORD_EVENT_TYPES, Record, TableOptions, is_reverted
+from domain.record.commands import Undo, Vote, WithdrawDispute
 
 from .records import Recorded
 
 #: Every command a seated player can send (tagged by ``type``: ``roll_die``, ``stake_debt``…).
-SEAT_COMMANDS = tuple(t for t in COMMAND_TYPES if issubclass(t, SeatCommand))
+
+
+class DisputeMove(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="open_dispute",
+              forbid_unknown_fields=True):
+    """Dispute a move of the current scene (R-REC-2): any of its events' positions."""
+
+    seat: Annotated[int, msgspec.Meta(ge=0, le=64)] = 0
+    position: Annotated[int, msgspec.Meta(ge=1)]
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+
+
+#: The record's commands a seat sends like game commands (R-REC-1..4).
+RECORD_SEAT_COMMANDS = (Undo, DisputeMove, Vote, WithdrawDispute)
+SEAT_COMMANDS = (
+    *(t for t in COMMAND_TYPES if issubclass(t, SeatCommand)), *RECORD_SEAT_COMMANDS,
+)
 AnySeatCommand = Union[SEAT_COMMANDS]  # type: ignore[valid-type]  # noqa: UP007
-#: Every event of the edition ``capes`` (tagged by ``type``: the class name).
-AnyEvent = Union[EVENT_TYPES]  # type: ignore[valid-type]  # noqa: UP007
+#: Every event of the edition ``capes`` and of the record (tagged by ``type``: the class name).
+AnyEvent = Union[EVENT_TYPES + RECORD_EVENT_TYPES]  # type: ignore[valid-type]  # noqa: UP007
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
 Narration = Annotated[str, msgspec.Meta(max_length=2000)]
@@ -32,6 +49,8 @@ class NewCampaign(Body, frozen=True, kw_only=True):
     name: Name
     starting_tokens: Annotated[int, msgspec.Meta(ge=0, le=99)] = 0
     edition: Literal["capes"] = "capes"
+    #: How the table settles disputes (R-REC-3, R-REC-4); the defaults when left out.
+    options: TableOptions | None = None
 
 
 class NewSeat(Body, frozen=True, kw_only=True):
@@ -57,16 +76,23 @@ class EventOut(msgspec.Struct, frozen=True, kw_only=True):
     at: datetime
     seat: int | None
     narration: str
-    event: AnyEvent
+    #: Position of the first event of the command this one belongs to.
+    command: int
+    #: Reverted by an undo or an upheld dispute: in the log, not in the game (R-REC-5).
+    reverted: bool = False
+    event: AnyEvent  # type: ignore[valid-type]
 
 
-def event_out(record: Recorded[Any]) -> EventOut:
+def event_out(record: Recorded[Any], rec: Record | None = None) -> EventOut:
+    position = record.originator_version
     return EventOut(
-        position=record.originator_version,
+        position=position,
         type=type(record.event).__name__,
         at=record.timestamp,
         seat=record.seat,
         narration=record.narration,
+        command=record.command or position,
+        reverted=rec is not None and is_reverted(rec, position),
         event=record.event,
     )
 

@@ -20,6 +20,7 @@ import importlib
 import os
 from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated, Any, TypeVar
 from uuid import UUID, uuid4
 
@@ -32,7 +33,12 @@ from litestar.channels import ChannelsPlugin
 from litestar.channels.backends.base import ChannelsBackend
 from litestar.channels.backends.memory import MemoryChannelsBackend
 from litestar.di import Provide
-from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
+from litestar.exceptions import (
+    NotAuthorizedException,
+    NotFoundException,
+    PermissionDeniedException,
+    ValidationException,
+)
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
@@ -45,6 +51,7 @@ from litestar.typing import FieldDefinition
 from domain.capes import commands as c
 from domain.capes.model import CampaignState, Character
 from domain.capes.views import Board, Ledger, board, ledgers
+from domain.record.commands import OpenDispute, SetTableOptions
 
 from . import problems
 from .application import Campaigns, open_campaigns
@@ -54,6 +61,7 @@ from .schemas import (
     CampaignOpened,
     CampaignSummary,
     CommandRequest,
+    DisputeMove,
     EventOut,
     EventsPage,
     NewCampaign,
@@ -66,13 +74,15 @@ T = TypeVar("T")
 #: Seconds between keep-alive comments on an idle event stream.
 KEEPALIVE = 15.0
 #: Modules with more routes: each has ``HANDLERS``, a list of Litestar route handlers.
-ROUTE_MODULES: tuple[str, ...] = ()
+ROUTE_MODULES: tuple[str, ...] = ("api.routes_record",)
 #: Largest request body accepted (HTTP 413 above it).
 MAX_BODY = 64 * 1024
 #: The problems a query may answer with (documented in the OpenAPI schema).
 QUERY_PROBLEMS = problems.responses(400, 401, 404, 429)
 Version = Annotated[int | None, Parameter(ge=1, description="Look at the campaign as it was "
                                           "after this many events")]
+At = Annotated[datetime | None, Parameter(description="Look at the campaign as it was at this "
+                                          "time (ISO 8601 with a zone)")]
 
 
 @dataclass
@@ -140,6 +150,9 @@ async def open_campaign(data: NewCampaign, services: Services) -> CampaignOpened
     command = c.CreateCampaign(name=data.name, starting_tokens=data.starting_tokens,
                                edition=data.edition)
     outcome = await in_thread(services.campaigns.create, command, campaign_id=campaign_id)
+    if data.options is not None:
+        outcome = await in_thread(services.campaigns.execute, campaign_id,
+                                  SetTableOptions(options=data.options))
     return CampaignOpened(campaign_id=campaign_id, owner_token=token, version=outcome.version)
 
 
@@ -165,7 +178,7 @@ async def _announce(services: Services, campaign_id: UUID) -> None:
     services.channels.publish(b"1", [channel(campaign_id)])
 
 
-async def _apply(services: Services, campaign_id: UUID, command: c.Command,
+async def _apply(services: Services, campaign_id: UUID, command: Any,
                  narration: str = "", expected_version: int | None = None) -> Applied:
     outcome = await in_thread(services.campaigns.execute, campaign_id, command,
                               narration=narration, expected_version=expected_version)
@@ -186,9 +199,12 @@ async def run_command(campaign_id: UUID, data: CommandRequest, actor: Actor,
     ``expected_version``.
     """
     seat = seat_of(actor)
-    command: c.SeatCommand = data.command
+    command: Any = data.command
     if command.seat not in (0, seat):
         raise PermissionDeniedException(f"seat {seat} may not act for seat {command.seat}")
+    if isinstance(command, DisputeMove):
+        # The server fills in what the record needs to know (actor, time) itself.
+        command = OpenDispute(seat=seat, position=command.position, reason=command.reason)
     command = msgspec.structs.replace(command, seat=seat)
     return await _apply(services, campaign_id, command, data.narration, data.expected_version)
 
@@ -205,8 +221,17 @@ async def close_campaign(campaign_id: UUID, actor: Actor, services: Services) ->
 # -- queries ---------------------------------------------------------------------------------
 
 
-async def _state(services: Services, campaign_id: UUID,
-                 version: int | None) -> CampaignState:
+async def _state(services: Services, campaign_id: UUID, version: int | None,
+                 at: datetime | None = None) -> CampaignState:
+    """The game now, at ``version``, or as it was at time ``at``."""
+    if at is not None:
+        if version is not None:
+            raise ValidationException("ask for a version or a time, not both")
+        if at.utcoffset() is None:
+            raise ValidationException("give the time with its zone, e.g. 2026-11-22T20:00Z")
+        version = await in_thread(services.campaigns.version_at, campaign_id, at)
+        if version == 0:
+            raise NotFoundException(f"campaign {campaign_id} did not exist yet at {at}")
     state: CampaignState = await in_thread(services.campaigns.state, campaign_id, version)
     return state
 
@@ -228,33 +253,33 @@ async def campaign_summary(campaign_id: UUID, actor: Actor,
 @get("/campaigns/{campaign_id:uuid}/board", summary="The board", tags=["queries"],
      responses=QUERY_PROBLEMS)
 async def get_board(campaign_id: UUID, actor: Actor, services: Services,
-                    version: Version = None) -> Board:
+                    version: Version = None, at: At = None) -> Board:
     """Scene, page, phase, whose move and what they may do, conflicts with their dice."""
-    return board(await _state(services, campaign_id, version))
+    return board(await _state(services, campaign_id, version, at))
 
 
 @get("/campaigns/{campaign_id:uuid}/ledgers", summary="Every player's ledger",
      tags=["queries"], responses=QUERY_PROBLEMS)
 async def get_ledgers(campaign_id: UUID, actor: Actor, services: Services,
-                      version: Version = None) -> tuple[Ledger, ...]:
+                      version: Version = None, at: At = None) -> tuple[Ledger, ...]:
     """Story Tokens, Inspirations, and the characters' Debt per Drive, staked and blocked."""
-    return ledgers(await _state(services, campaign_id, version))
+    return ledgers(await _state(services, campaign_id, version, at))
 
 
 @get("/campaigns/{campaign_id:uuid}/characters", summary="The characters", tags=["queries"],
      responses=QUERY_PROBLEMS)
 async def get_characters(campaign_id: UUID, actor: Actor, services: Services,
-                         version: Version = None) -> tuple[Character, ...]:
-    state = await _state(services, campaign_id, version)
+                         version: Version = None, at: At = None) -> tuple[Character, ...]:
+    state = await _state(services, campaign_id, version, at)
     return tuple(state.characters[i] for i in sorted(state.characters))
 
 
 @get("/campaigns/{campaign_id:uuid}/state", summary="The whole state", tags=["queries"],
      responses=QUERY_PROBLEMS)
 async def get_state(campaign_id: UUID, actor: Actor, services: Services,
-                    version: Version = None) -> CampaignState:
+                    version: Version = None, at: At = None) -> CampaignState:
     """The rules engine's state of the campaign, now or at ``version``."""
-    return await _state(services, campaign_id, version)
+    return await _state(services, campaign_id, version, at)
 
 
 @get("/campaigns/{campaign_id:uuid}/events", summary="The event log", tags=["queries"],
@@ -265,7 +290,8 @@ async def get_events(
     limit: Annotated[int, Parameter(ge=1, le=1000)] = 100,
 ) -> EventsPage:
     records = await in_thread(services.campaigns.history, campaign_id, after, limit)
-    events = tuple(event_out(r) for r in records)
+    record = (await in_thread(services.campaigns.get, campaign_id)).record
+    events = tuple(event_out(r, record) for r in records)
     return EventsPage(events=events,
                       next_after=events[-1].position if len(events) == limit else None)
 

@@ -1,0 +1,190 @@
+"""HTTP routes of the record of play: its state, dispute previews, owner settlements and table
+options, forks, seat tokens, and diffs between versions (R-REC-*).
+
+Undo, opening a dispute, voting and withdrawing are commands like any other, sent to
+``POST /campaigns/{id}/commands`` (``{"command": {"type": "undo"}}``, ``"open_dispute"``,
+``"vote"``, ``"withdraw_dispute"``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+import msgspec
+from litestar import get, post
+from litestar.exceptions import NotFoundException, PermissionDeniedException
+from litestar.params import Parameter
+
+from domain.capes.diff import Diff, diff
+from domain.capes.views import Board, board
+from domain.record import Record, TableOptions
+from domain.record.commands import SetTableOptions, SettleDispute
+from domain.record.model import Dispute
+
+from . import problems
+from .credentials import Actor
+from .schemas import Applied, EventOut, event_out
+from .web import QUERY_PROBLEMS, Services, _apply, in_thread
+
+OWNER_PROBLEMS = problems.responses(400, 401, 403, 404, 409, 422, 429)
+
+
+class RecordView(msgspec.Struct, frozen=True, kw_only=True):
+    """What the record says now: who may undo, what was reverted, the open dispute, forks."""
+
+    version: int
+    options: TableOptions
+    #: The seat that may undo now, and the positions of what it may undo, newest last.
+    may_undo: int | None
+    undoable: tuple[tuple[int, int], ...]
+    reverted: tuple[tuple[int, int], ...]
+    dispute: Dispute | None
+    disputes: int
+    forked_from: tuple[UUID, int] | None
+    forks: tuple[tuple[UUID, int], ...]
+
+
+def record_view(version: int, record: Record) -> RecordView:
+    return RecordView(
+        version=version, options=record.options,
+        may_undo=record.undoable[-1].seat if record.undoable else None,
+        undoable=tuple((s.first, s.last) for s in record.undoable),
+        reverted=record.reverted, dispute=record.dispute, disputes=record.disputes,
+        forked_from=record.forked_from, forks=record.forks,
+    )
+
+
+@get("/campaigns/{campaign_id:uuid}/record", summary="The record of play", tags=["record"],
+     responses=QUERY_PROBLEMS)
+async def get_record(campaign_id: UUID, actor: Actor, services: Services) -> RecordView:
+    campaign = await in_thread(services.campaigns.get, campaign_id)
+    return record_view(campaign.version, campaign.record)
+
+
+class Preview(msgspec.Struct, frozen=True, kw_only=True):
+    """What upholding a dispute about ``position`` would do (R-REC-2)."""
+
+    #: The first event of the disputed move: the game would go back to just before it.
+    first: int
+    #: The events that would be reverted.
+    reverted: tuple[EventOut, ...]
+    #: The board as it would be.
+    board: Board
+
+
+@get("/campaigns/{campaign_id:uuid}/disputes/preview", summary="Preview a dispute",
+     tags=["record"], responses=QUERY_PROBLEMS)
+async def preview_dispute(
+    campaign_id: UUID, actor: Actor, services: Services,
+    position: Annotated[int, Parameter(ge=1, description="Any event of the disputed move")],
+) -> Preview:
+    app = services.campaigns
+    campaign = await in_thread(app.get, campaign_id)
+    found = await in_thread(app.history, campaign_id, position - 1, 1)
+    if not found:
+        raise NotFoundException(f"no event {position}")
+    first = found[0].command or found[0].originator_version
+    records = await in_thread(app.history, campaign_id, first - 1, 10_000)
+    reverted = tuple(event_out(r, campaign.record) for r in records
+                     if not isinstance(r.event, _record_event_types()))
+    state = await in_thread(app.state, campaign_id, first - 1)
+    return Preview(first=first, reverted=reverted, board=board(state))
+
+
+def _record_event_types() -> tuple[type[Any], ...]:
+    from domain.record import RECORD_EVENT_TYPES
+
+    return RECORD_EVENT_TYPES
+
+
+def _owner(actor: Actor) -> None:
+    if not actor.owner:
+        raise PermissionDeniedException("only the owner's token may do this")
+
+
+class Settlement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    uphold: bool
+
+
+@post("/campaigns/{campaign_id:uuid}/disputes/settle", status_code=200, tags=["owner"],
+      summary="Settle the open dispute as the owner", responses=OWNER_PROBLEMS)
+async def settle_dispute(campaign_id: UUID, data: Settlement, actor: Actor,
+                         services: Services) -> Applied:
+    """Only when the table's options let the owner settle alone (R-REC-4)."""
+    _owner(actor)
+    return await _apply(services, campaign_id, SettleDispute(uphold=data.uphold))
+
+
+@post("/campaigns/{campaign_id:uuid}/options", status_code=200, tags=["owner"],
+      summary="Set the table's options", responses=OWNER_PROBLEMS)
+async def set_options(campaign_id: UUID, data: TableOptions, actor: Actor,
+                      services: Services) -> Applied:
+    """How disputes are settled: threshold, owner settling alone, time limit (R-REC-3/4)."""
+    _owner(actor)
+    return await _apply(services, campaign_id, SetTableOptions(options=data))
+
+
+class ForkRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    #: The version to fork from (default: now).
+    version: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)] | None = None
+
+
+class Forked(msgspec.Struct, frozen=True, kw_only=True):
+    campaign_id: UUID
+    source: UUID
+    version: int
+    #: The fork's owner token, shown once: it issues the fork's seat tokens.
+    owner_token: str
+
+
+@post("/campaigns/{campaign_id:uuid}/forks", status_code=201, tags=["record"],
+      summary="Fork the campaign", responses=problems.responses(400, 401, 404, 429))
+async def fork_campaign(campaign_id: UUID, data: ForkRequest, actor: Actor,
+                        services: Services) -> Forked:
+    """A new campaign from this one's game at ``version`` (R-REC-6); whoever forks owns it."""
+    outcome = await in_thread(services.campaigns.fork, campaign_id, data.version,
+                              name=data.name, seat=actor.seat)
+    token = await in_thread(services.keyring.open_campaign, outcome.campaign_id)
+    forked = await in_thread(services.campaigns.get, outcome.campaign_id)
+    assert forked.record.forked_from is not None
+    return Forked(campaign_id=outcome.campaign_id, source=campaign_id,
+                  version=forked.record.forked_from[1], owner_token=token)
+
+
+class SeatToken(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    token: str
+
+
+@post("/campaigns/{campaign_id:uuid}/seats/{seat:int}/token", status_code=201, tags=["owner"],
+      summary="Issue a seat a new token", responses=problems.responses(401, 403, 404, 429))
+async def issue_seat_token(campaign_id: UUID, seat: int, actor: Actor,
+                           services: Services) -> SeatToken:
+    """For a fork's seats, or a player who lost theirs. Earlier tokens of the seat still work."""
+    _owner(actor)
+    state = await in_thread(services.campaigns.state, campaign_id)
+    if not 1 <= seat <= len(state.players):
+        raise NotFoundException(f"no seat {seat}")
+    token = await in_thread(services.keyring.issue, campaign_id, seat)
+    return SeatToken(seat=seat, token=token)
+
+
+@get("/campaigns/{campaign_id:uuid}/diff", summary="What changed between two versions",
+     tags=["queries"], responses=QUERY_PROBLEMS)
+async def get_diff(
+    campaign_id: UUID, actor: Actor, services: Services,
+    from_version: Annotated[int, Parameter(query="from", ge=1)],
+    to_version: Annotated[int | None, Parameter(query="to", ge=1)] = None,
+) -> Diff:
+    """Per player (tokens, inspirations, debt) and per conflict (sides, dice, allies)."""
+    before = await in_thread(services.campaigns.state, campaign_id, from_version)
+    after = await in_thread(services.campaigns.state, campaign_id, to_version)
+    return diff(before, after)
+
+
+HANDLERS: list[Any] = [
+    get_record, preview_dispute, settle_dispute, set_options, fork_campaign, issue_seat_token,
+    get_diff,
+]
