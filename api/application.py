@@ -12,7 +12,7 @@ Nothing here reads ``os.environ`` except :func:`open_campaigns`, through :mod:`a
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from threading import Lock
@@ -328,6 +328,15 @@ class Campaigns(Application[UUID]):
     def state(self, campaign_id: UUID, version: int | None = None) -> Any:
         """The edition's state of the campaign, now or at ``version`` (time travel)."""
         return self._load(campaign_id, version).state
+
+    def advance(self, campaign: Campaign | None,
+                records: Sequence[Recorded[Any]]) -> Campaign | None:
+        """``campaign`` with ``records`` (its next stored events, in order) folded in.
+
+        None starts from nothing (the first record must be the campaign's first event). For
+        read models that keep their own fold: undos and rewinds load the past from this store.
+        """
+        return self._project(campaign, records)
 
     def history(self, campaign_id: UUID, after: int = 0, limit: int = 100) -> list[Recorded[Any]]:
         """Up to ``limit`` recorded events with a version above ``after``, oldest first."""
