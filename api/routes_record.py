@@ -14,7 +14,7 @@ from uuid import UUID
 import msgspec
 from litestar import get, post
 from litestar.exceptions import NotFoundException, PermissionDeniedException
-from litestar.params import Parameter
+from litestar.params import FromPath, JSONBody, QueryParameter
 
 from domain.capes.diff import Diff, diff
 from domain.capes.views import Board, board
@@ -23,9 +23,8 @@ from domain.record.commands import SetTableOptions, SettleDispute
 from domain.record.model import Dispute
 
 from . import problems
-from .credentials import Actor
 from .schemas import Applied, EventOut, event_out
-from .web import QUERY_PROBLEMS, Services, _apply, in_thread
+from .web import QUERY_PROBLEMS, ActorDep, ServicesDep, _apply, in_thread
 
 OWNER_PROBLEMS = problems.responses(400, 401, 403, 404, 409, 422, 429)
 
@@ -47,17 +46,27 @@ class RecordView(msgspec.Struct, frozen=True, kw_only=True):
 
 def record_view(version: int, record: Record) -> RecordView:
     return RecordView(
-        version=version, options=record.options,
+        version=version,
+        options=record.options,
         may_undo=record.undoable[-1].seat if record.undoable else None,
         undoable=tuple((s.first, s.last) for s in record.undoable),
-        reverted=record.reverted, dispute=record.dispute, disputes=record.disputes,
-        forked_from=record.forked_from, forks=record.forks,
+        reverted=record.reverted,
+        dispute=record.dispute,
+        disputes=record.disputes,
+        forked_from=record.forked_from,
+        forks=record.forks,
     )
 
 
-@get("/campaigns/{campaign_id:uuid}/record", summary="The record of play", tags=["record"],
-     responses=QUERY_PROBLEMS)
-async def get_record(campaign_id: UUID, actor: Actor, services: Services) -> RecordView:
+@get(
+    "/campaigns/{campaign_id:uuid}/record",
+    summary="The record of play",
+    tags=["record"],
+    responses=QUERY_PROBLEMS,
+)
+async def get_record(
+    campaign_id: FromPath[UUID], actor: ActorDep, services: ServicesDep
+) -> RecordView:
     campaign = await in_thread(services.campaigns.get, campaign_id)
     return record_view(campaign.version, campaign.record)
 
@@ -73,11 +82,17 @@ class Preview(msgspec.Struct, frozen=True, kw_only=True):
     board: Board
 
 
-@get("/campaigns/{campaign_id:uuid}/disputes/preview", summary="Preview a dispute",
-     tags=["record"], responses=QUERY_PROBLEMS)
+@get(
+    "/campaigns/{campaign_id:uuid}/disputes/preview",
+    summary="Preview a dispute",
+    tags=["record"],
+    responses=QUERY_PROBLEMS,
+)
 async def preview_dispute(
-    campaign_id: UUID, actor: Actor, services: Services,
-    position: Annotated[int, Parameter(ge=1, description="Any event of the disputed move")],
+    campaign_id: FromPath[UUID],
+    actor: ActorDep,
+    services: ServicesDep,
+    position: Annotated[int, QueryParameter(ge=1, description="Any event of the disputed move")],
 ) -> Preview:
     app = services.campaigns
     campaign = await in_thread(app.get, campaign_id)
@@ -86,8 +101,11 @@ async def preview_dispute(
         raise NotFoundException(f"no event {position}")
     first = found[0].command or found[0].originator_version
     records = await in_thread(app.history, campaign_id, first - 1, 10_000)
-    reverted = tuple(event_out(r, campaign.record) for r in records
-                     if not isinstance(r.event, _record_event_types()))
+    reverted = tuple(
+        event_out(r, campaign.record)
+        for r in records
+        if not isinstance(r.event, _record_event_types())
+    )
     state = await in_thread(app.state, campaign_id, first - 1)
     return Preview(first=first, reverted=reverted, board=board(state))
 
@@ -98,7 +116,7 @@ def _record_event_types() -> tuple[type[Any], ...]:
     return RECORD_EVENT_TYPES
 
 
-def _owner(actor: Actor) -> None:
+def _owner(actor: ActorDep) -> None:
     if not actor.owner:
         raise PermissionDeniedException("only the owner's token may do this")
 
@@ -107,19 +125,34 @@ class Settlement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     uphold: bool
 
 
-@post("/campaigns/{campaign_id:uuid}/disputes/settle", status_code=200, tags=["owner"],
-      summary="Settle the open dispute as the owner", responses=OWNER_PROBLEMS)
-async def settle_dispute(campaign_id: UUID, data: Settlement, actor: Actor,
-                         services: Services) -> Applied:
+@post(
+    "/campaigns/{campaign_id:uuid}/disputes/settle",
+    status_code=200,
+    tags=["owner"],
+    summary="Settle the open dispute as the owner",
+    responses=OWNER_PROBLEMS,
+)
+async def settle_dispute(
+    campaign_id: FromPath[UUID], data: JSONBody[Settlement], actor: ActorDep, services: ServicesDep
+) -> Applied:
     """Only when the table's options let the owner settle alone (R-REC-4)."""
     _owner(actor)
     return await _apply(services, campaign_id, SettleDispute(uphold=data.uphold))
 
 
-@post("/campaigns/{campaign_id:uuid}/options", status_code=200, tags=["owner"],
-      summary="Set the table's options", responses=OWNER_PROBLEMS)
-async def set_options(campaign_id: UUID, data: TableOptions, actor: Actor,
-                      services: Services) -> Applied:
+@post(
+    "/campaigns/{campaign_id:uuid}/options",
+    status_code=200,
+    tags=["owner"],
+    summary="Set the table's options",
+    responses=OWNER_PROBLEMS,
+)
+async def set_options(
+    campaign_id: FromPath[UUID],
+    data: JSONBody[TableOptions],
+    actor: ActorDep,
+    services: ServicesDep,
+) -> Applied:
     """How disputes are settled: threshold, owner settling alone, time limit (R-REC-3/4)."""
     _owner(actor)
     return await _apply(services, campaign_id, SetTableOptions(options=data))
@@ -132,25 +165,36 @@ class ForkRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
 
 class Forked(msgspec.Struct, frozen=True, kw_only=True):
-    campaign_id: UUID
+    campaign_id: FromPath[UUID]
     source: UUID
     version: int
     #: The fork's owner token, shown once: it issues the fork's seat tokens.
     owner_token: str
 
 
-@post("/campaigns/{campaign_id:uuid}/forks", status_code=201, tags=["record"],
-      summary="Fork the campaign", responses=problems.responses(400, 401, 404, 429))
-async def fork_campaign(campaign_id: UUID, data: ForkRequest, actor: Actor,
-                        services: Services) -> Forked:
+@post(
+    "/campaigns/{campaign_id:uuid}/forks",
+    status_code=201,
+    tags=["record"],
+    summary="Fork the campaign",
+    responses=problems.responses(400, 401, 404, 429),
+)
+async def fork_campaign(
+    campaign_id: FromPath[UUID], data: JSONBody[ForkRequest], actor: ActorDep, services: ServicesDep
+) -> Forked:
     """A new campaign from this one's game at ``version`` (R-REC-6); whoever forks owns it."""
-    outcome = await in_thread(services.campaigns.fork, campaign_id, data.version,
-                              name=data.name, seat=actor.seat)
+    outcome = await in_thread(
+        services.campaigns.fork, campaign_id, data.version, name=data.name, seat=actor.seat
+    )
     token = await in_thread(services.keyring.open_campaign, outcome.campaign_id)
     forked = await in_thread(services.campaigns.get, outcome.campaign_id)
     assert forked.record.forked_from is not None
-    return Forked(campaign_id=outcome.campaign_id, source=campaign_id,
-                  version=forked.record.forked_from[1], owner_token=token)
+    return Forked(
+        campaign_id=outcome.campaign_id,
+        source=campaign_id,
+        version=forked.record.forked_from[1],
+        owner_token=token,
+    )
 
 
 class SeatToken(msgspec.Struct, frozen=True, kw_only=True):
@@ -158,10 +202,16 @@ class SeatToken(msgspec.Struct, frozen=True, kw_only=True):
     token: str
 
 
-@post("/campaigns/{campaign_id:uuid}/seats/{seat:int}/token", status_code=201, tags=["owner"],
-      summary="Issue a seat a new token", responses=problems.responses(401, 403, 404, 429))
-async def issue_seat_token(campaign_id: UUID, seat: int, actor: Actor,
-                           services: Services) -> SeatToken:
+@post(
+    "/campaigns/{campaign_id:uuid}/seats/{seat:int}/token",
+    status_code=201,
+    tags=["owner"],
+    summary="Issue a seat a new token",
+    responses=problems.responses(401, 403, 404, 429),
+)
+async def issue_seat_token(
+    campaign_id: FromPath[UUID], seat: FromPath[int], actor: ActorDep, services: ServicesDep
+) -> SeatToken:
     """For a fork's seats, or a player who lost theirs. Earlier tokens of the seat still work."""
     _owner(actor)
     state = await in_thread(services.campaigns.state, campaign_id)
@@ -171,12 +221,18 @@ async def issue_seat_token(campaign_id: UUID, seat: int, actor: Actor,
     return SeatToken(seat=seat, token=token)
 
 
-@get("/campaigns/{campaign_id:uuid}/diff", summary="What changed between two versions",
-     tags=["queries"], responses=QUERY_PROBLEMS)
+@get(
+    "/campaigns/{campaign_id:uuid}/diff",
+    summary="What changed between two versions",
+    tags=["queries"],
+    responses=QUERY_PROBLEMS,
+)
 async def get_diff(
-    campaign_id: UUID, actor: Actor, services: Services,
-    from_version: Annotated[int, Parameter(query="from", ge=1)],
-    to_version: Annotated[int | None, Parameter(query="to", ge=1)] = None,
+    campaign_id: FromPath[UUID],
+    actor: ActorDep,
+    services: ServicesDep,
+    from_version: Annotated[int, QueryParameter(name="from", ge=1)],
+    to_version: Annotated[int | None, QueryParameter(name="to", ge=1)] = None,
 ) -> Diff:
     """Per player (tokens, inspirations, debt) and per conflict (sides, dice, allies)."""
     before = await in_thread(services.campaigns.state, campaign_id, from_version)
@@ -185,6 +241,11 @@ async def get_diff(
 
 
 HANDLERS: list[Any] = [
-    get_record, preview_dispute, settle_dispute, set_options, fork_campaign, issue_seat_token,
+    get_record,
+    preview_dispute,
+    settle_dispute,
+    set_options,
+    fork_campaign,
+    issue_seat_token,
     get_diff,
 ]

@@ -32,7 +32,7 @@ from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugi
 from litestar.channels import ChannelsPlugin
 from litestar.channels.backends.base import ChannelsBackend
 from litestar.channels.backends.memory import MemoryChannelsBackend
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 from litestar.exceptions import (
     NotAuthorizedException,
     NotFoundException,
@@ -43,7 +43,7 @@ from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Schema
-from litestar.params import Parameter
+from litestar.params import FromPath, JSONBody, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.static_files import create_static_files_router
 from litestar.typing import FieldDefinition
@@ -79,10 +79,16 @@ ROUTE_MODULES: tuple[str, ...] = ("api.routes_record",)
 MAX_BODY = 64 * 1024
 #: The problems a query may answer with (documented in the OpenAPI schema).
 QUERY_PROBLEMS = problems.responses(400, 401, 404, 429)
-Version = Annotated[int | None, Parameter(ge=1, description="Look at the campaign as it was "
-                                          "after this many events")]
-At = Annotated[datetime | None, Parameter(description="Look at the campaign as it was at this "
-                                          "time (ISO 8601 with a zone)")]
+Version = Annotated[
+    int | None,
+    QueryParameter(ge=1, description="Look at the campaign as it was after this many events"),
+]
+At = Annotated[
+    datetime | None,
+    QueryParameter(
+        description="Look at the campaign as it was at this time (ISO 8601 with a zone)"
+    ),
+]
 
 
 @dataclass
@@ -90,6 +96,11 @@ class Services:
     campaigns: Campaigns
     keyring: Keyring
     channels: ChannelsPlugin
+
+
+#: Handlers name their dependencies explicitly (inferring them stops working in Litestar 3).
+ServicesDep = NamedDependency[Services]
+ActorDep = NamedDependency[Actor]
 
 
 async def in_thread(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -126,45 +137,59 @@ async def authenticate(
 
 
 async def provide_actor(
-    request: Request[Any, Any, Any], campaign_id: UUID, services: Services
+    request: Request[Any, Any, Any], campaign_id: FromPath[UUID], services: ServicesDep
 ) -> Actor:
     return await authenticate(request, campaign_id, services)
 
 
-def seat_of(actor: Actor) -> int:
+def seat_of(actor: ActorDep) -> int:
     if actor.seat is None:
-        raise PermissionDeniedException("the owner's token does not sit at the table: use a "
-                                        "seat's token")
+        raise PermissionDeniedException(
+            "the owner's token does not sit at the table: use a seat's token"
+        )
     return actor.seat
 
 
 # -- lobby -----------------------------------------------------------------------------------
 
 
-@post("/campaigns", status_code=201, summary="Open a campaign", tags=["lobby"],
-      responses=problems.responses(400, 413, 429))
-async def open_campaign(data: NewCampaign, services: Services) -> CampaignOpened:
+@post(
+    "/campaigns",
+    status_code=201,
+    summary="Open a campaign",
+    tags=["lobby"],
+    responses=problems.responses(400, 413, 429),
+)
+async def open_campaign(data: JSONBody[NewCampaign], services: ServicesDep) -> CampaignOpened:
     """A new campaign; the response's ``owner_token`` is shown once."""
     campaign_id = uuid4()
     token = await in_thread(services.keyring.open_campaign, campaign_id)
-    command = c.CreateCampaign(name=data.name, starting_tokens=data.starting_tokens,
-                               edition=data.edition)
+    command = c.CreateCampaign(
+        name=data.name, starting_tokens=data.starting_tokens, edition=data.edition
+    )
     outcome = await in_thread(services.campaigns.create, command, campaign_id=campaign_id)
     if data.options is not None:
-        outcome = await in_thread(services.campaigns.execute, campaign_id,
-                                  SetTableOptions(options=data.options))
+        outcome = await in_thread(
+            services.campaigns.execute, campaign_id, SetTableOptions(options=data.options)
+        )
     return CampaignOpened(campaign_id=campaign_id, owner_token=token, version=outcome.version)
 
 
-@post("/campaigns/{campaign_id:uuid}/seats", status_code=201, summary="Take a seat",
-      tags=["lobby"], responses=problems.responses(400, 404, 409, 413, 422, 429))
-async def take_seat(campaign_id: UUID, data: NewSeat, services: Services) -> SeatTaken:
+@post(
+    "/campaigns/{campaign_id:uuid}/seats",
+    status_code=201,
+    summary="Take a seat",
+    tags=["lobby"],
+    responses=problems.responses(400, 404, 409, 413, 422, 429),
+)
+async def take_seat(
+    campaign_id: FromPath[UUID], data: JSONBody[NewSeat], services: ServicesDep
+) -> SeatTaken:
     """Seat a player (between scenes, R-X-SEAT-1); the response's ``token`` is shown once.
 
     The campaign id is the invitation: whoever has it may join.
     """
-    outcome = await in_thread(services.campaigns.execute, campaign_id,
-                              c.SeatPlayer(name=data.name))
+    outcome = await in_thread(services.campaigns.execute, campaign_id, c.SeatPlayer(name=data.name))
     seat = len(outcome.state.players)
     token = await in_thread(services.keyring.issue, campaign_id, seat)
     await _announce(services, campaign_id)
@@ -174,24 +199,43 @@ async def take_seat(campaign_id: UUID, data: NewSeat, services: Services) -> Sea
 # -- commands --------------------------------------------------------------------------------
 
 
-async def _announce(services: Services, campaign_id: UUID) -> None:
+async def _announce(services: ServicesDep, campaign_id: FromPath[UUID]) -> None:
     services.channels.publish(b"1", [channel(campaign_id)])
 
 
-async def _apply(services: Services, campaign_id: UUID, command: Any,
-                 narration: str = "", expected_version: int | None = None) -> Applied:
-    outcome = await in_thread(services.campaigns.execute, campaign_id, command,
-                              narration=narration, expected_version=expected_version)
+async def _apply(
+    services: ServicesDep,
+    campaign_id: FromPath[UUID],
+    command: Any,
+    narration: str = "",
+    expected_version: int | None = None,
+) -> Applied:
+    outcome = await in_thread(
+        services.campaigns.execute,
+        campaign_id,
+        command,
+        narration=narration,
+        expected_version=expected_version,
+    )
     if outcome.events:
         await _announce(services, campaign_id)
     return Applied(version=outcome.version, events=tuple(event_out(r) for r in outcome.events))
 
 
-@post("/campaigns/{campaign_id:uuid}/commands", status_code=200, summary="Run a command",
-      tags=["play"], request_max_body_size=MAX_BODY,
-      responses=problems.responses(400, 401, 403, 404, 409, 413, 422, 429))
-async def run_command(campaign_id: UUID, data: CommandRequest, actor: Actor,
-                      services: Services) -> Applied:
+@post(
+    "/campaigns/{campaign_id:uuid}/commands",
+    status_code=200,
+    summary="Run a command",
+    tags=["play"],
+    request_max_body_size=MAX_BODY,
+    responses=problems.responses(400, 401, 403, 404, 409, 413, 422, 429),
+)
+async def run_command(
+    campaign_id: FromPath[UUID],
+    data: JSONBody[CommandRequest],
+    actor: ActorDep,
+    services: ServicesDep,
+) -> Applied:
     """Run one command for the token's seat: the events it appended and the new version.
 
     ``command.seat`` may be left out (it is the token's seat); naming another seat is 403.
@@ -209,9 +253,16 @@ async def run_command(campaign_id: UUID, data: CommandRequest, actor: Actor,
     return await _apply(services, campaign_id, command, data.narration, data.expected_version)
 
 
-@post("/campaigns/{campaign_id:uuid}/close", status_code=200, summary="Close the campaign",
-      tags=["owner"], responses=problems.responses(401, 403, 404, 409, 422, 429))
-async def close_campaign(campaign_id: UUID, actor: Actor, services: Services) -> Applied:
+@post(
+    "/campaigns/{campaign_id:uuid}/close",
+    status_code=200,
+    summary="Close the campaign",
+    tags=["owner"],
+    responses=problems.responses(401, 403, 404, 409, 422, 429),
+)
+async def close_campaign(
+    campaign_id: FromPath[UUID], actor: ActorDep, services: ServicesDep
+) -> Applied:
     """The owner closes the campaign: no command is accepted after it."""
     if not actor.owner:
         raise PermissionDeniedException("only the owner's token may close the campaign")
@@ -221,8 +272,12 @@ async def close_campaign(campaign_id: UUID, actor: Actor, services: Services) ->
 # -- queries ---------------------------------------------------------------------------------
 
 
-async def _state(services: Services, campaign_id: UUID, version: int | None,
-                 at: datetime | None = None) -> CampaignState:
+async def _state(
+    services: ServicesDep,
+    campaign_id: FromPath[UUID],
+    version: int | None,
+    at: datetime | None = None,
+) -> CampaignState:
     """The game now, at ``version``, or as it was at time ``at``."""
     if at is not None:
         if version is not None:
@@ -236,75 +291,137 @@ async def _state(services: Services, campaign_id: UUID, version: int | None,
     return state
 
 
-@get("/campaigns/{campaign_id:uuid}", summary="The campaign", tags=["queries"],
-     responses=QUERY_PROBLEMS)
-async def campaign_summary(campaign_id: UUID, actor: Actor,
-                           services: Services) -> CampaignSummary:
+@get(
+    "/campaigns/{campaign_id:uuid}",
+    summary="The campaign",
+    tags=["queries"],
+    responses=QUERY_PROBLEMS,
+)
+async def campaign_summary(
+    campaign_id: FromPath[UUID], actor: ActorDep, services: ServicesDep
+) -> CampaignSummary:
     agg = await in_thread(services.campaigns.get, campaign_id)
     state: CampaignState = agg.state
     return CampaignSummary(
-        campaign_id=campaign_id, name=state.name, edition=agg.edition,
-        rules_version=state.rules_version, version=agg.version, created_on=agg.created_on,
-        modified_on=agg.modified_on, players=tuple(p.name for p in state.players),
+        campaign_id=campaign_id,
+        name=state.name,
+        edition=agg.edition,
+        rules_version=state.rules_version,
+        version=agg.version,
+        created_on=agg.created_on,
+        modified_on=agg.modified_on,
+        players=tuple(p.name for p in state.players),
         closed=state.closed,
     )
 
 
-@get("/campaigns/{campaign_id:uuid}/board", summary="The board", tags=["queries"],
-     responses=QUERY_PROBLEMS)
-async def get_board(campaign_id: UUID, actor: Actor, services: Services,
-                    version: Version = None, at: At = None) -> Board:
+@get(
+    "/campaigns/{campaign_id:uuid}/board",
+    summary="The board",
+    tags=["queries"],
+    responses=QUERY_PROBLEMS,
+)
+async def get_board(
+    campaign_id: FromPath[UUID],
+    actor: ActorDep,
+    services: ServicesDep,
+    version: Version = None,
+    at: At = None,
+) -> Board:
     """Scene, page, phase, whose move and what they may do, conflicts with their dice."""
     return board(await _state(services, campaign_id, version, at))
 
 
-@get("/campaigns/{campaign_id:uuid}/ledgers", summary="Every player's ledger",
-     tags=["queries"], responses=QUERY_PROBLEMS)
-async def get_ledgers(campaign_id: UUID, actor: Actor, services: Services,
-                      version: Version = None, at: At = None) -> tuple[Ledger, ...]:
+@get(
+    "/campaigns/{campaign_id:uuid}/ledgers",
+    summary="Every player's ledger",
+    tags=["queries"],
+    responses=QUERY_PROBLEMS,
+)
+async def get_ledgers(
+    campaign_id: FromPath[UUID],
+    actor: ActorDep,
+    services: ServicesDep,
+    version: Version = None,
+    at: At = None,
+) -> tuple[Ledger, ...]:
     """Story Tokens, Inspirations, and the characters' Debt per Drive, staked and blocked."""
     return ledgers(await _state(services, campaign_id, version, at))
 
 
-@get("/campaigns/{campaign_id:uuid}/characters", summary="The characters", tags=["queries"],
-     responses=QUERY_PROBLEMS)
-async def get_characters(campaign_id: UUID, actor: Actor, services: Services,
-                         version: Version = None, at: At = None) -> tuple[Character, ...]:
+@get(
+    "/campaigns/{campaign_id:uuid}/characters",
+    summary="The characters",
+    tags=["queries"],
+    responses=QUERY_PROBLEMS,
+)
+async def get_characters(
+    campaign_id: FromPath[UUID],
+    actor: ActorDep,
+    services: ServicesDep,
+    version: Version = None,
+    at: At = None,
+) -> tuple[Character, ...]:
     state = await _state(services, campaign_id, version, at)
     return tuple(state.characters[i] for i in sorted(state.characters))
 
 
-@get("/campaigns/{campaign_id:uuid}/state", summary="The whole state", tags=["queries"],
-     responses=QUERY_PROBLEMS)
-async def get_state(campaign_id: UUID, actor: Actor, services: Services,
-                    version: Version = None, at: At = None) -> CampaignState:
+@get(
+    "/campaigns/{campaign_id:uuid}/state",
+    summary="The whole state",
+    tags=["queries"],
+    responses=QUERY_PROBLEMS,
+)
+async def get_state(
+    campaign_id: FromPath[UUID],
+    actor: ActorDep,
+    services: ServicesDep,
+    version: Version = None,
+    at: At = None,
+) -> CampaignState:
     """The rules engine's state of the campaign, now or at ``version``."""
     return await _state(services, campaign_id, version, at)
 
 
-@get("/campaigns/{campaign_id:uuid}/events", summary="The event log", tags=["queries"],
-     responses=QUERY_PROBLEMS)
+@get(
+    "/campaigns/{campaign_id:uuid}/events",
+    summary="The event log",
+    tags=["queries"],
+    responses=QUERY_PROBLEMS,
+)
 async def get_events(
-    campaign_id: UUID, actor: Actor, services: Services,
-    after: Annotated[int, Parameter(ge=0, description="Events after this position")] = 0,
-    limit: Annotated[int, Parameter(ge=1, le=1000)] = 100,
+    campaign_id: FromPath[UUID],
+    actor: ActorDep,
+    services: ServicesDep,
+    after: Annotated[int, QueryParameter(ge=0, description="Events after this position")] = 0,
+    limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
 ) -> EventsPage:
     records = await in_thread(services.campaigns.history, campaign_id, after, limit)
     record = (await in_thread(services.campaigns.get, campaign_id)).record
     events = tuple(event_out(r, record) for r in records)
-    return EventsPage(events=events,
-                      next_after=events[-1].position if len(events) == limit else None)
+    return EventsPage(
+        events=events, next_after=events[-1].position if len(events) == limit else None
+    )
 
 
-@get("/campaigns/{campaign_id:uuid}/events/stream", summary="Live events (SSE)",
-     tags=["queries"], dependencies={"actor": Provide(lambda: None, sync_to_thread=False)},
-     media_type="text/event-stream", responses=QUERY_PROBLEMS)
+@get(
+    "/campaigns/{campaign_id:uuid}/events/stream",
+    summary="Live events (SSE)",
+    tags=["queries"],
+    dependencies={"actor": Provide(lambda: None, sync_to_thread=False)},
+    media_type="text/event-stream",
+    responses=QUERY_PROBLEMS,
+)
 async def stream_events(
-    campaign_id: UUID, request: Request[Any, Any, Any], services: Services,
-    after: Annotated[int | None, Parameter(ge=0, description="Resume after this position")]
-    = None,
-    token: Annotated[str | None, Parameter(description="The bearer token, for browsers")]
-    = None,
+    campaign_id: FromPath[UUID],
+    request: Request[Any, Any, Any],
+    services: ServicesDep,
+    after: Annotated[
+        int | None, QueryParameter(ge=0, description="Resume after this position")
+    ] = None,
+    token: Annotated[
+        str | None, QueryParameter(description="The bearer token, for browsers")
+    ] = None,
 ) -> ServerSentEvent:
     """Every event from ``after`` (or the ``Last-Event-ID`` header) on, then each new one.
 
@@ -317,8 +434,9 @@ async def stream_events(
     return ServerSentEvent(_follow(services, campaign_id, start))
 
 
-async def _follow(services: Services, campaign_id: UUID,
-                  last: int) -> AsyncGenerator[ServerSentEventMessage, None]:
+async def _follow(
+    services: ServicesDep, campaign_id: FromPath[UUID], last: int
+) -> AsyncGenerator[ServerSentEventMessage, None]:
     encoder = msgspec.json.Encoder()
     subscriber = await services.channels.subscribe([channel(campaign_id)])
     try:
@@ -327,8 +445,9 @@ async def _follow(services: Services, campaign_id: UUID,
             records = await in_thread(services.campaigns.history, campaign_id, last, 200)
             for record in records:
                 out: EventOut = event_out(record)
-                yield ServerSentEventMessage(data=encoder.encode(out).decode(),
-                                             event=out.type, id=out.position)
+                yield ServerSentEventMessage(
+                    data=encoder.encode(out).decode(), event=out.type, id=out.position
+                )
                 last = out.position
             if len(records) == 200:
                 continue
@@ -351,8 +470,9 @@ class ClosedStructsPlugin(StructSchemaPlugin):
     Litestar's own plugin leaves it out, so the schema would allow what the server refuses.
     """
 
-    def to_openapi_schema(self, field_definition: FieldDefinition,
-                          schema_creator: SchemaCreator) -> Schema:
+    def to_openapi_schema(
+        self, field_definition: FieldDefinition, schema_creator: SchemaCreator
+    ) -> Schema:
         schema = super().to_openapi_schema(field_definition, schema_creator)
         if field_definition.type_.__struct_config__.forbid_unknown_fields:
             schema.additional_properties = False
@@ -374,12 +494,16 @@ def _docs() -> tuple[OpenAPIConfig, Router | None]:
         path="/",
     )
     config = OpenAPIConfig(
-        title="Capes table server", version="0.1.0", path="/schema", render_plugins=[ui],
+        title="Capes table server",
+        version="0.1.0",
+        path="/schema",
+        render_plugins=[ui],
         description="Play Capes campaigns over HTTP. Rule refusals are 422 problem details "
         "carrying the rule id (`rule`).",
     )
-    router = create_static_files_router(path=assets, directories=[swagger_ui_path],
-                                        include_in_schema=False)
+    router = create_static_files_router(
+        path=assets, directories=[swagger_ui_path], include_in_schema=False
+    )
     return config, router
 
 
@@ -416,12 +540,22 @@ def create_app(
         rate_limit = int(environ.get("CAPES_RATE_LIMIT", "50") or 0)
     middleware = []
     if rate_limit > 0:
-        middleware.append(RateLimitConfig(rate_limit=("second", rate_limit),
-                                          exclude=["/schema"]).middleware)
+        middleware.append(
+            RateLimitConfig(rate_limit=("second", rate_limit), exclude=["/schema"]).middleware
+        )
     openapi, assets = _docs()
     handlers: list[Any] = [
-        open_campaign, take_seat, run_command, close_campaign, campaign_summary, get_board,
-        get_ledgers, get_characters, get_state, get_events, stream_events,
+        open_campaign,
+        take_seat,
+        run_command,
+        close_campaign,
+        campaign_summary,
+        get_board,
+        get_ledgers,
+        get_characters,
+        get_state,
+        get_events,
+        stream_events,
     ]
     for name in ROUTE_MODULES:
         handlers.extend(importlib.import_module(name).HANDLERS)
