@@ -69,7 +69,7 @@ def test_every_route_of_the_app_is_documented(client: TestClient[Litestar],
     }
     documented = {(path, method) for path, item in openapi["paths"].items() for method in item}
     assert routes == documented
-    assert len(documented) == 11
+    assert len(documented) >= 11
 
 
 def test_every_command_type_is_in_the_command_request_schema(openapi: JSON) -> None:
