@@ -1,0 +1,196 @@
+"""The projection side's shared parts: a change (one stored event with the campaign before and
+after it), the incremental fold that makes changes, and the base of every read model.
+
+A read model is an eventsourcing :class:`~eventsourcing.projection.Projection` whose view is a
+:class:`~projections.views.View`. It turns a batch of changes into SQL statements
+(:meth:`ReadModel.operations`), and the view runs them together with the tracking update in
+one transaction. ``process_event(event, tracking)`` (the library's interface) processes one
+event; the runner (:mod:`projections.runner`) calls :meth:`ReadModel.process_changes` with many.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+from uuid import UUID
+
+from eventsourcing.persistence import Tracking
+from eventsourcing.projection import Projection
+
+from .views import PostgresView, SQLiteView, View
+
+if TYPE_CHECKING:
+    from api.aggregate import Campaign
+    from api.application import Campaigns
+    from api.records import Recorded
+
+    from .views import Op
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One stored event, where it is in the store, and the campaign around it."""
+
+    #: The event's notification id: its position in the store's whole sequence.
+    position: int
+    record: Recorded[Any]
+    #: The campaign before the event (None before its first) and after it; both None for read
+    #: models that need no state (``needs_state = False``).
+    before: Campaign | None = None
+    after: Campaign | None = None
+
+    @property
+    def campaign_id(self) -> UUID:
+        return self.record.originator_id
+
+    @property
+    def version(self) -> int:
+        return self.record.originator_version
+
+
+class Folds:
+    """The campaigns as of the events seen last, folded forward one event at a time.
+
+    A campaign not held (a cold start, or one pushed out by the ``size`` most recently used
+    ones) is loaded from the application as it was just before the event (snapshots make that
+    cheap) and folded forward from there.
+    """
+
+    def __init__(self, app: Campaigns, size: int = 1000) -> None:
+        self.app = app
+        self.size = size
+        self._last: OrderedDict[UUID, Change] = OrderedDict()
+        #: Campaigns loaded from the application rather than folded (cold starts).
+        self.loads = 0
+
+    def change(self, record: Recorded[Any], position: int) -> Change:
+        """The change of ``record`` (its campaign before and after it)."""
+        campaign_id, version = record.originator_id, record.originator_version
+        last = self._last.get(campaign_id)
+        if last is not None and last.version == version and last.position == position:
+            return last  # asked again (another read model of the same batch)
+        before: Campaign | None
+        if last is not None and last.after is not None and last.after.version == version - 1:
+            before = last.after
+        elif version == 1:
+            before = None
+        else:
+            before = self.app.get(campaign_id, version - 1)
+            self.loads += 1
+        after = self.app.advance(before, [record])
+        assert after is not None
+        change = Change(position=position, record=record, before=before, after=after)
+        self._last[campaign_id] = change
+        self._last.move_to_end(campaign_id)
+        if len(self._last) > self.size:
+            self._last.popitem(last=False)
+        return change
+
+    def clear(self) -> None:
+        self._last.clear()
+
+
+class ReadModel(Projection[Any]):
+    """Base of the read models: a projection over the Campaigns notification log."""
+
+    #: The read model's name (``board``, ``ledgers``…), for the CLI and the tables.
+    name = ""
+    #: The view classes: (SQLite, PostgreSQL).
+    views: ClassVar[tuple[type[SQLiteView], type[PostgresView]]]
+    #: Whether its changes need the campaign before and after each event.
+    needs_state: ClassVar[bool] = True
+
+    def __init__(self, view: View, folds: Folds | None = None) -> None:
+        super().__init__(view)
+        self.folds = folds
+
+    @property
+    def store(self) -> View:
+        view: View = self.view
+        return view
+
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        """Process one event (eventsourcing's Projection interface) in its own transaction."""
+        if self.needs_state:
+            if self.folds is None:
+                raise RuntimeError(f"the {self.name} read model needs Folds for its state")
+            change = self.folds.change(domain_event, tracking.notification_id)
+        else:
+            change = Change(position=tracking.notification_id, record=domain_event)
+        self.process_changes([change], self.store.position())
+
+    def process_changes(self, changes: Sequence[Change], expected: int) -> int:
+        """Apply ``changes`` (in store order, all after ``expected``) and track the last one,
+        in one transaction; the new position. IntegrityError if the tracking is not at
+        ``expected`` (nothing applied)."""
+        position = changes[-1].position
+        self.store.write(expected, position, self.operations(changes))
+        return position
+
+    def operations(self, changes: Sequence[Change]) -> list[Op]:
+        """The statements that apply ``changes`` to the tables."""
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        """Empty the read model (a rebuild starts here)."""
+        self.store.reset()
+
+
+def last_per_campaign(changes: Sequence[Change]) -> list[Change]:
+    """The last change of each campaign in ``changes`` (for read models of the latest state)."""
+    last: dict[UUID, Change] = {}
+    for change in changes:
+        last[change.campaign_id] = change
+    return list(last.values())
+
+
+class DocumentModel(ReadModel):
+    """A read model of one JSON document per campaign, rendered from its latest state.
+
+    Its table (``capes_{name}``) has the campaign's id, version, the store position of the
+    event it is as of, and the document. Only the last change of each campaign in a batch is
+    rendered: the earlier ones would be overwritten in the same transaction anyway.
+    """
+
+    def render(self, campaign: Campaign) -> bytes | None:
+        """The document of the campaign (None: this read model has none for its edition)."""
+        raise NotImplementedError
+
+    def operations(self, changes: Sequence[Change]) -> list[Op]:
+        rows = []
+        for change in last_per_campaign(changes):
+            assert change.after is not None
+            body = self.render(change.after)
+            if body is not None:
+                rows.append((str(change.campaign_id), change.version, change.position,
+                             body.decode()))
+        return [(document_upsert(self.name), rows)]
+
+    def document(self, campaign_id: UUID) -> tuple[int, bytes] | None:
+        """The campaign's (version, document), or None if it has none (yet)."""
+        found = self.store.read(
+            f"SELECT version, body FROM {{schema}}capes_{self.name} WHERE campaign_id=?",
+            (str(campaign_id),),
+        )
+        if not found:
+            return None
+        version, body = found[0]
+        return int(version), body.encode()
+
+
+def document_ddl(name: str) -> tuple[str, ...]:
+    """The table of a DocumentModel called ``name``."""
+    return (
+        f"CREATE TABLE IF NOT EXISTS {{schema}}capes_{name} (campaign_id TEXT PRIMARY KEY, "
+        "version INTEGER NOT NULL, position BIGINT NOT NULL, body TEXT NOT NULL)",
+    )
+
+
+def document_upsert(name: str) -> str:
+    return (
+        f"INSERT INTO {{schema}}capes_{name} (campaign_id, version, position, body) "
+        "VALUES (?, ?, ?, ?) ON CONFLICT (campaign_id) DO UPDATE SET "
+        "version = excluded.version, position = excluded.position, body = excluded.body"
+    )

@@ -1,0 +1,236 @@
+"""Catching read models up with the Campaigns notification log.
+
+eventsourcing's ``ProjectionRunner`` needs the application recorder's ``subscribe()``, which
+its SQLite recorder does not have, and runs one projection per subscription. :class:`Catchup`
+pulls instead, on every store: it reads a batch of notifications after the lowest tracking
+position of its read models (``select_notifications``), decodes each once, folds each
+campaign forward once (:class:`~projections.model.Folds`), and hands every read model the
+changes after its own position, which it applies with its tracking in one transaction.
+
+The same object serves three uses: a background thread in the server (:meth:`start`), the
+foreground loop of ``capes projections run`` (:meth:`run_forever`) and a rebuild
+(:meth:`catch_up` to the head). :meth:`wait` gives read-your-writes: in the process that runs
+the read models it catches them up itself, at once; elsewhere it polls their tracking.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from eventsourcing.persistence import IntegrityError
+
+from .model import Change, Folds, ReadModel
+
+if TYPE_CHECKING:
+    from api.application import Campaigns
+
+log = logging.getLogger(__name__)
+
+#: Notifications read (and applied per read model in one transaction) at a time.
+BATCH = 500
+#: Seconds between polls of the store when there is nothing new.
+POLL = 0.2
+#: Seconds to wait after a failure before trying again (doubling up to 30 s).
+RETRY = 0.5
+
+Progress = Callable[[int], None]
+
+
+class Catchup:
+    """Runs ``models`` over ``app``'s notification log."""
+
+    def __init__(self, app: Campaigns, models: Sequence[ReadModel], folds: Folds | None = None,
+                 *, batch: int = BATCH, poll: float = POLL) -> None:
+        if not models:
+            raise ValueError("no read models to run")
+        self.app = app
+        self.models = list(models)
+        self.folds = folds or Folds(app)
+        for model in self.models:
+            model.folds = self.folds
+        self.batch = batch
+        self.poll = poll
+        self.error: BaseException | None = None
+        self._positions: dict[str, int] = {}
+        self._lock = threading.RLock()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._needs_state = any(m.needs_state for m in self.models)
+
+    # -- positions ---------------------------------------------------------------------------
+
+    def refresh(self) -> dict[str, int]:
+        """Read every read model's tracking position from the store."""
+        with self._lock:
+            self._positions = {m.name: m.store.position() for m in self.models}
+            return dict(self._positions)
+
+    def positions(self) -> dict[str, int]:
+        """The read models' positions as this runner last knew them."""
+        with self._lock:
+            if not self._positions:
+                self.refresh()
+            return dict(self._positions)
+
+    def position(self, names: Sequence[str] | None = None) -> int:
+        """The lowest position of the named read models (default: all)."""
+        positions = self.positions()
+        return min(positions[n] for n in (names or positions))
+
+    # -- processing --------------------------------------------------------------------------
+
+    def step(self, limit: int | None = None) -> int:
+        """Process the next batch; the number of notifications read (0: all caught up)."""
+        with self._lock:
+            positions = self.positions()
+            start = min(positions.values())
+            notifications = self.app.recorder.select_notifications(
+                start, limit or self.batch, inclusive_of_start=False)
+            if not notifications:
+                return 0
+            changes = []
+            for notification in notifications:
+                record: Any = self.app.mapper.to_domain_event(notification)
+                if self._needs_state:
+                    changes.append(self.folds.change(record, notification.id))
+                else:
+                    changes.append(Change(position=notification.id, record=record))
+            for model in self.models:
+                mine = [c for c in changes if c.position > positions[model.name]]
+                if not mine:
+                    continue
+                try:
+                    self._positions[model.name] = model.process_changes(
+                        mine, positions[model.name])
+                except IntegrityError:
+                    # Another process moved it (a rebuild, another runner): start from there.
+                    log.info("read model %s moved under us; re-reading its position",
+                             model.name)
+                    self._positions[model.name] = model.store.position()
+            return len(notifications)
+
+    def catch_up(self, until: int | None = None, progress: Progress | None = None,
+                 deadline: float | None = None) -> bool:
+        """Process until every read model is at ``until`` (default: the store's head when
+        called) or ``deadline`` (a ``time.monotonic()``) passes; whether it got there.
+        ``progress`` is told the lowest position after every batch."""
+        target = self.head() if until is None else until
+        while self.position() < target:
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            if self.step() == 0:
+                break  # nothing more is stored (yet)
+            if progress is not None:
+                progress(self.position())
+        return self.position() >= target
+
+    def head(self) -> int:
+        """The store's last notification id (0: empty)."""
+        return self.app.recorder.max_notification_id() or 0
+
+    def reset(self, names: Sequence[str] | None = None) -> None:
+        """Empty the named read models (default: all), to rebuild them from the start."""
+        with self._lock:
+            for model in self.models:
+                if names is None or model.name in names:
+                    model.reset()
+            self.folds.clear()
+            self.refresh()
+
+    # -- waiting (read-your-writes) ----------------------------------------------------------
+
+    def wait(self, position: int, names: Sequence[str] | None = None,
+             timeout: float = 2.0, *, drive: bool = True) -> bool:
+        """Whether the named read models reached ``position`` within ``timeout`` seconds.
+
+        ``drive``: this process runs the read models, so catch them up now rather than wait
+        for the background thread. Otherwise poll their tracking in the store (another process
+        runs them), every 5 ms at first, backing off to 100 ms.
+        """
+        deadline = time.monotonic() + timeout
+        if not drive:
+            pause = 0.005
+            while True:
+                current = min(m.store.position() for m in self.models
+                              if names is None or m.name in names)
+                if current >= position:
+                    return True
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                time.sleep(min(pause, remaining))
+                pause = min(pause * 2, 0.1)
+        while self.position(names) < position:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._lock.acquire(timeout=remaining):
+                return False
+            try:
+                if self.position(names) < position and self.step() == 0:
+                    self.refresh()  # nothing new to read: another process may be ahead
+                    if self.position(names) < position:
+                        return False
+            except Exception:
+                log.exception("catching the read models up failed")
+                return False
+            finally:
+                self._lock.release()
+        return True
+
+    # -- running -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Follow the log in a background thread until :meth:`stop`."""
+        if self._thread is not None:
+            return
+        self._stopping.clear()
+        self._thread = threading.Thread(target=self._loop, name="capes-read-models",
+                                        daemon=True)
+        self._thread.start()
+
+    def poke(self) -> None:
+        """Something was stored: look now rather than at the next poll."""
+        self._wake.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def run_forever(self, stop: threading.Event | None = None) -> None:
+        """Follow the log in this thread until ``stop`` is set (or :meth:`stop` is called)."""
+        if stop is not None:
+            self._stopping = stop
+        self._loop()
+
+    def _loop(self) -> None:
+        retry = RETRY
+        while not self._stopping.is_set():
+            try:
+                read = self.step()
+                retry = RETRY
+                self.error = None
+            except Exception as error:
+                self.error = error
+                log.exception("read models failed; retrying in %.1f s", retry)
+                self._stopping.wait(retry)
+                retry = min(retry * 2, 30.0)
+                with self._lock:
+                    self.folds.clear()
+                    self.refresh()
+                continue
+            if read == 0:
+                self._wake.wait(self.poll)
+                self._wake.clear()
+
+    def __enter__(self) -> Catchup:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

@@ -1,0 +1,158 @@
+"""The read models of one Campaigns application, opened together: what the server and the CLI
+use. :func:`open_read_models` makes their views in the application's store, the projections
+and one :class:`~projections.runner.Catchup` for them."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+from uuid import UUID
+
+from domain.capes.views import Board, Ledger
+
+from .analytics import Analytics, AnalyticsModel
+from .board import BoardModel
+from .directory import DirectoryModel
+from .ledgers import LedgersModel
+from .model import Folds, ReadModel
+from .runner import BATCH, Catchup, Progress
+from .timeline import TimelineModel
+from .views import open_factory, open_view
+
+if TYPE_CHECKING:
+    from api.application import Campaigns
+
+#: Every read model, by name, in the order they are run.
+MODELS: dict[str, type[ReadModel]] = {
+    m.name: m for m in (BoardModel, LedgersModel, TimelineModel, DirectoryModel, AnalyticsModel)
+}
+#: ``internal`` (default): the server runs the read models in a background thread;
+#: ``external``: another process does (``capes projections run``), the server only reads.
+MODE = "CAPES_PROJECTIONS"
+
+M = TypeVar("M", bound=ReadModel)
+
+
+def internal(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether this process is to run the read models (``CAPES_PROJECTIONS``)."""
+    mode = (os.environ if environ is None else environ).get(MODE, "").strip().lower()
+    if mode not in ("", "internal", "external"):
+        raise ValueError(f"{MODE} must be internal or external, not {mode!r}")
+    return mode != "external"
+
+
+class ReadModels:
+    """The read models of ``app``: their projections, runner, and the queries on them."""
+
+    def __init__(self, app: Campaigns, names: Sequence[str] | None = None, *,
+                 runs: bool = True, batch: int = BATCH, poll: float = 0.2) -> None:
+        unknown = set(names or ()) - set(MODELS)
+        if unknown:
+            raise ValueError(f"no read model {', '.join(sorted(unknown))}; "
+                             f"known: {', '.join(MODELS)}")
+        self.app = app
+        #: Whether this process runs them (else another process does; this one only reads).
+        self.runs = runs
+        self.factory = open_factory(dict(app.env))
+        folds = Folds(app)
+        self.models: dict[str, ReadModel] = {
+            name: model(open_view(self.factory, model.views), folds)
+            for name, model in MODELS.items() if names is None or name in names
+        }
+        self.runner = Catchup(app, list(self.models.values()), folds, batch=batch, poll=poll)
+        self._across: tuple[float, Analytics] | None = None
+
+    def model(self, kind: type[M]) -> M:
+        found = self.models[kind.name]
+        assert isinstance(found, kind)
+        return found
+
+    @property
+    def board(self) -> BoardModel:
+        return self.model(BoardModel)
+
+    @property
+    def ledgers(self) -> LedgersModel:
+        return self.model(LedgersModel)
+
+    @property
+    def timeline(self) -> TimelineModel:
+        return self.model(TimelineModel)
+
+    @property
+    def directory(self) -> DirectoryModel:
+        return self.model(DirectoryModel)
+
+    @property
+    def analytics(self) -> AnalyticsModel:
+        return self.model(AnalyticsModel)
+
+    # -- running -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Follow the log in a background thread, if this process runs the read models."""
+        if self.runs:
+            self.runner.start()
+
+    def close(self) -> None:
+        self.runner.stop()
+        self.factory.close()
+
+    def wait(self, position: int | None, names: Sequence[str], timeout: float) -> bool:
+        """Whether the named read models have caught up with ``position`` (None: the store's
+        head now) within ``timeout`` seconds."""
+        target = self.runner.head() if position is None else position
+        return self.runner.wait(target, names, timeout, drive=self.runs)
+
+    # -- queries -----------------------------------------------------------------------------
+
+    def board_of(self, campaign_id: UUID, position: int | None = None,
+                 timeout: float = 2.0) -> Board | None:
+        """The campaign's board from the read model once it has caught up with ``position``
+        (None: the store's head now; 0: as it is); None if it has not within ``timeout``
+        seconds, or has no board of this campaign (the caller asks the application)."""
+        if "board" not in self.models or not self.wait(position, ["board"], timeout):
+            return None
+        return self.board.board(campaign_id)
+
+    def ledgers_of(self, campaign_id: UUID, position: int | None = None,
+                   timeout: float = 2.0) -> tuple[Ledger, ...] | None:
+        """The campaign's ledgers from the read model, like :meth:`board_of`."""
+        if "ledgers" not in self.models or not self.wait(position, ["ledgers"], timeout):
+            return None
+        return self.ledgers.ledgers(campaign_id)
+
+    def all_analytics(self, max_age: float = 5.0) -> Analytics:
+        """The figures across every campaign, recomputed at most every ``max_age`` seconds
+        (and only when the read model has moved)."""
+        position = self.analytics.store.position()
+        cached = self._across
+        now = time.monotonic()
+        if cached is not None and (cached[1].position == position or now - cached[0] < max_age):
+            return cached[1]
+        figures = self.analytics.analytics(None)
+        assert figures is not None
+        self._across = (now, figures)
+        return figures
+
+    def rebuild(self, names: Sequence[str] | None = None,
+                progress: Progress | None = None) -> tuple[int, float]:
+        """Empty the named read models (default: all) and replay the whole log into them;
+        (the position reached, seconds taken)."""
+        started = time.perf_counter()
+        self.runner.reset(names)
+        self.runner.catch_up(progress=progress)
+        return self.runner.position(), time.perf_counter() - started
+
+    def status(self) -> dict[str, Any]:
+        """Each read model's position, and the store's head."""
+        return {"head": self.runner.head(), "positions": self.runner.refresh()}
+
+
+def open_read_models(app: Campaigns, names: Sequence[str] | None = None, *,
+                     environ: Mapping[str, str] | None = None, **kwargs: Any) -> ReadModels:
+    """The read models of ``app``; run in this process unless ``CAPES_PROJECTIONS=external``."""
+    kwargs.setdefault("runs", internal(environ))
+    return ReadModels(app, names, **kwargs)

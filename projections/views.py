@@ -1,0 +1,287 @@
+"""Where read models live: tracking recorders that also keep a read model's tables.
+
+A *view* is an eventsourcing ``TrackingRecorder`` subclass (SQLite or PostgreSQL) that owns a
+read model's tables and its own tracking table (``{name}_tracking``) in the application's store.
+:meth:`View.write` runs a batch of statements and moves the tracking position in **one
+transaction**, and only if the tracking position is still the one the caller started from
+(compare-and-set): a position already applied is refused with ``IntegrityError`` and nothing of
+the batch is applied, so no event is ever counted twice, even with two processes catching up
+the same read model (a server and a ``capes projections rebuild``, say).
+
+SQL is written once for both databases: ``?`` placeholders (``%s`` on PostgreSQL) and
+``{schema}`` before table names (``"schema".`` on PostgreSQL, nothing on SQLite). Columns use
+TEXT, INTEGER and BIGINT only; JSON is stored as TEXT, times as fixed-width ISO text (UTC), so
+they sort as text.
+
+The in-memory store (``eventsourcing.popo``) keeps its read models in an in-memory SQLite
+database of their own: the same code runs on every store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any, ClassVar, Protocol
+from uuid import uuid4
+
+from eventsourcing.persistence import (
+    InfrastructureFactory,
+    IntegrityError,
+    TrackingRecorder,
+)
+from eventsourcing.postgres import PostgresDatastore, PostgresTrackingRecorder
+from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
+from eventsourcing.utils import Environment
+from psycopg.rows import tuple_row
+from psycopg.sql import SQL
+
+#: A statement and the rows of parameters it runs with (``executemany``).
+Op = tuple[str, Sequence[Sequence[Any]]]
+#: Name of the application whose notification log the read models follow.
+APPLICATION = "Campaigns"
+
+
+def iso(moment: datetime) -> str:
+    """A time as stored: UTC, fixed width, so that text order is time order."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class View(Protocol):
+    """What a read model needs of its storage, whichever the database."""
+
+    name: str
+    tables: tuple[str, ...]
+
+    def position(self) -> int:
+        """The last notification id applied (0: none)."""
+
+    def write(self, expected: int, position: int, ops: Sequence[Op]) -> None:
+        """Run ``ops`` and move the tracking from ``expected`` to ``position``, atomically."""
+
+    def read(self, template: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Rows of a query."""
+
+    def reset(self) -> None:
+        """Empty the tables and set the tracking back to 0, in one transaction."""
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row of every table, sorted (for comparing two builds)."""
+
+    def max_tracking_id(self, application_name: str) -> int | None: ...
+
+
+class ViewSchema:
+    """A read model's tables: class attributes of the concrete view classes."""
+
+    #: The read model's name: its tables start with it and its tracking table is
+    #: ``capes_{name}_tracking``.
+    name: ClassVar[str] = ""
+    #: CREATE TABLE / CREATE INDEX statements (``{schema}`` before table names).
+    ddl: ClassVar[tuple[str, ...]] = ()
+    #: The tables, for resets and dumps.
+    tables: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def tracking_table(cls) -> str:
+        return f"capes_{cls.name}_tracking"
+
+
+def _refused(expected: int, found: int | None, position: int) -> IntegrityError:
+    return IntegrityError(
+        f"tracking is at {found or 0}, not {expected}: position {position} is not applied "
+        "(another process moved this read model, or it was applied already)"
+    )
+
+
+class SQLiteView(ViewSchema, SQLiteTrackingRecorder):
+    """A read model's tables and tracking in an SQLite database."""
+
+    def __init__(self, datastore: SQLiteDatastore, **kwargs: Any) -> None:
+        super().__init__(datastore, **kwargs)
+        table = self.tracking_table()
+        # The library's statements name one shared "tracking" table; each view has its own.
+        self.insert_tracking_statement = (
+            f"INSERT INTO {table} VALUES (:application_name, :notification_id) "
+            "ON CONFLICT (application_name) DO UPDATE SET notification_id = :notification_id "
+            f"WHERE {table}.notification_id < :notification_id RETURNING notification_id"
+        )
+        self.select_max_tracking_id_statement = (
+            f"SELECT MAX(notification_id) FROM {table} WHERE application_name=?"
+        )
+        self._sql: dict[str, str] = {}
+
+    def construct_create_table_statements(self) -> list[str]:
+        return [
+            f"CREATE TABLE IF NOT EXISTS {self.tracking_table()} (application_name TEXT, "
+            "notification_id INTEGER, PRIMARY KEY (application_name)) WITHOUT ROWID",
+            *(statement.format(schema="") for statement in self.ddl),
+        ]
+
+    def sql(self, template: str) -> str:
+        return template.format(schema="")
+
+    @contextmanager
+    def _writing(self) -> Iterator[Any]:
+        """A write transaction that holds the database's write lock from its start."""
+        with self.datastore.get_connection(commit=True) as conn:
+            cursor = conn.cursor()
+            cursor.execute("BEGIN IMMEDIATE")
+            try:
+                yield cursor
+            except BaseException:
+                conn.rollback()
+                raise
+            conn.commit()
+
+    def position(self) -> int:
+        return self.max_tracking_id(APPLICATION) or 0
+
+    def write(self, expected: int, position: int, ops: Sequence[Op]) -> None:
+        table = self.tracking_table()
+        with self._writing() as cursor:
+            cursor.execute(
+                f"SELECT notification_id FROM {table} WHERE application_name=?", (APPLICATION,)
+            )
+            row = cursor.fetchone()
+            found = row[0] if row else None
+            if (found or 0) != expected or position <= expected:
+                raise _refused(expected, found, position)
+            for template, rows in ops:
+                if rows:
+                    cursor.executemany(self.sql(template), rows)
+            cursor.execute(
+                f"INSERT INTO {table} VALUES (?, ?) ON CONFLICT (application_name) "
+                "DO UPDATE SET notification_id = excluded.notification_id",
+                (APPLICATION, position),
+            )
+
+    def read(self, template: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self.datastore.transaction(commit=False) as cursor:
+            cursor.execute(self.sql(template), tuple(params))
+            return [tuple(row) for row in cursor.fetchall()]
+
+    def reset(self) -> None:
+        with self._writing() as cursor:
+            for table in self.tables:
+                cursor.execute(f"DELETE FROM {table}")
+            cursor.execute(
+                f"INSERT INTO {self.tracking_table()} VALUES (?, 0) ON CONFLICT "
+                "(application_name) DO UPDATE SET notification_id = 0", (APPLICATION,)
+            )
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        return {t: sorted(self.read(f"SELECT * FROM {{schema}}{t}"), key=repr)
+                for t in self.tables}
+
+
+class PostgresView(ViewSchema, PostgresTrackingRecorder):
+    """A read model's tables and tracking in a PostgreSQL schema."""
+
+    def __init__(self, datastore: PostgresDatastore, **kwargs: Any) -> None:
+        # The factory names the tracking table after its environment; each view has its own.
+        kwargs["tracking_table_name"] = self.tracking_table()
+        super().__init__(datastore, **kwargs)
+        self._prefix = '"' + datastore.schema.replace('"', '""') + '".'
+        self._sql: dict[str, str] = {}
+        for statement in self.ddl:
+            self.sql_create_statements.append(SQL(self.sql(statement)))  # type: ignore[arg-type]
+
+    def sql(self, template: str) -> str:
+        found = self._sql.get(template)
+        if found is None:
+            found = self._sql[template] = template.format(schema=self._prefix).replace("?", "%s")
+        return found
+
+    @contextmanager
+    def _cursor(self, *, commit: bool) -> Iterator[Any]:
+        with (
+            self.datastore.get_connection() as conn,
+            conn.transaction(force_rollback=not commit),
+            conn.cursor(row_factory=tuple_row) as cursor,
+        ):
+            yield cursor
+
+    def position(self) -> int:
+        return self.max_tracking_id(APPLICATION) or 0
+
+    def write(self, expected: int, position: int, ops: Sequence[Op]) -> None:
+        table = f"{self._prefix}{self.tracking_table()}"
+        with self._cursor(commit=True) as cursor:
+            # The row exists before it is locked, so two first writers cannot both see none.
+            cursor.execute(
+                f"INSERT INTO {table} VALUES (%s, 0) ON CONFLICT (application_name) DO NOTHING",
+                (APPLICATION,),
+            )
+            cursor.execute(
+                f"SELECT notification_id FROM {table} WHERE application_name=%s FOR UPDATE",
+                (APPLICATION,),
+            )
+            row = cursor.fetchone()
+            found = row[0] if row else None
+            if (found or 0) != expected or position <= expected:
+                raise _refused(expected, found, position)
+            for template, rows in ops:
+                if rows:
+                    cursor.executemany(self.sql(template), rows)
+            cursor.execute(
+                f"UPDATE {table} SET notification_id=%s WHERE application_name=%s",
+                (position, APPLICATION),
+            )
+
+    def read(self, template: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._cursor(commit=False) as cursor:
+            cursor.execute(self.sql(template), tuple(params))
+            return list(cursor.fetchall())
+
+    def reset(self) -> None:
+        table = f"{self._prefix}{self.tracking_table()}"
+        with self._cursor(commit=True) as cursor:
+            cursor.execute(
+                f"INSERT INTO {table} VALUES (%s, 0) ON CONFLICT (application_name) DO NOTHING",
+                (APPLICATION,),
+            )
+            cursor.execute(
+                f"SELECT notification_id FROM {table} WHERE application_name=%s FOR UPDATE",
+                (APPLICATION,),
+            )
+            for name in self.tables:
+                cursor.execute(f"DELETE FROM {self._prefix}{name}")
+            cursor.execute(f"UPDATE {table} SET notification_id=0 WHERE application_name=%s",
+                           (APPLICATION,))
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        return {t: sorted(self.read(f"SELECT * FROM {{schema}}{t}"), key=repr)
+                for t in self.tables}
+
+
+def views_env(app_env: Mapping[str, str]) -> dict[str, str]:
+    """The store of the read models: the application's own; a private in-memory SQLite
+    database when the application is in memory."""
+    env = dict(app_env)
+    module = env.get("PERSISTENCE_MODULE", "eventsourcing.popo") or "eventsourcing.popo"
+    if module.endswith("popo"):
+        env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
+        env["SQLITE_DBNAME"] = f"file:capes-read-models-{uuid4().hex}?mode=memory&cache=shared"
+    return env
+
+
+def open_factory(app_env: Mapping[str, str]) -> InfrastructureFactory[Any]:
+    """The infrastructure factory of the read models' store (SQLite or PostgreSQL)."""
+    factory = InfrastructureFactory[Any].construct(Environment("ReadModels",
+                                                               views_env(app_env)))
+    module = type(factory).__module__
+    if not module.endswith(("sqlite", "postgres")):
+        raise ValueError(f"read models need SQLite or PostgreSQL, not {module}")
+    return factory
+
+
+def open_view(factory: InfrastructureFactory[Any],
+              classes: tuple[type[SQLiteView], type[PostgresView]]) -> View:
+    """The view of one read model in ``factory``'s store (tables created if missing)."""
+    sqlite_class, postgres_class = classes
+    view_class: type[TrackingRecorder] = (
+        sqlite_class if type(factory).__module__.endswith("sqlite") else postgres_class
+    )
+    view: View = factory.tracking_recorder(view_class)
+    return view

@@ -1,0 +1,312 @@
+"""The read models (board, ledgers, timeline, directory, analytics) against the fold of the
+events, on every store: random campaigns, rebuilds, crashes half way, replays, restarts, two
+runners at once, undos and upheld disputes."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from eventsourcing.persistence import IntegrityError, Tracking
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from readmodel_helpers import (
+    check_read_models,
+    dump,
+    expected_figures,
+    figures_of,
+    open_table,
+    play,
+)
+from stores import MakeApp
+
+from api.application import Campaigns
+from api.dice import ScriptedDice, SeededDice
+from domain.capes import commands as c
+from domain.capes.views import board
+from domain.record.commands import OpenDispute, Undo, Vote
+from projections.analytics import AnalyticsModel
+from projections.model import Change, Folds
+from projections.runner import Catchup
+from projections.service import MODELS, ReadModels
+from projections.views import open_factory, open_view
+
+MEMORY = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+
+
+def played(app: Campaigns, seed: int, rounds: int = 4, commands: int = 30,
+           read_models: ReadModels | None = None) -> list[Any]:
+    """Two campaigns played in turns (catching the read models up between turns, in batches
+    of random sizes, if given); their ids."""
+    rng = random.Random(seed)
+    campaigns = [open_table(app, "Harbor", players=3), open_table(app, "Skyline", players=2)]
+    for _ in range(rounds):
+        for campaign in campaigns:
+            play(app, campaign, rng, commands)
+        if read_models is not None:
+            read_models.runner.batch = rng.randint(1, 60)
+            read_models.runner.catch_up()
+    return campaigns
+
+
+# -- each read model is the fold of the events -----------------------------------------------
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(seed=st.integers(0, 2**31), players=st.integers(2, 4),
+       chunks=st.lists(st.integers(1, 80), min_size=1, max_size=6))
+def test_each_read_model_equals_the_fold_of_the_events_of_random_campaigns(
+    seed: int, players: int, chunks: list[int]
+) -> None:
+    app = Campaigns(MEMORY, dice=SeededDice(seed), snapshot_interval=17)
+    read_models = ReadModels(app)
+    try:
+        rng = random.Random(seed)
+        campaigns = [open_table(app, "One", players=players), open_table(app, "Two")]
+        for chunk in chunks:
+            for campaign in campaigns:
+                play(app, campaign, rng, chunk)
+            read_models.runner.batch = rng.randint(1, 80)
+            read_models.runner.catch_up()
+        check_read_models(app, read_models, campaigns)
+    finally:
+        read_models.close()
+        app.close()
+
+
+def test_read_models_follow_random_campaigns_on_each_store(
+    store_env: dict[str, str], make_app: MakeApp
+) -> None:
+    app = make_app(store_env, dice=SeededDice(3), snapshot_interval=23)
+    read_models = ReadModels(app)
+    try:
+        campaigns = played(app, 3, read_models=read_models)
+        read_models.runner.catch_up()
+        assert read_models.runner.positions() == dict.fromkeys(MODELS, read_models.runner.head())
+        check_read_models(app, read_models, campaigns)
+    finally:
+        read_models.close()
+
+
+# -- rebuilds ----------------------------------------------------------------------------------
+
+
+def test_a_rebuild_gives_what_incremental_catch_up_gave(
+    store_env: dict[str, str], make_app: MakeApp
+) -> None:
+    app = make_app(store_env, dice=SeededDice(5))
+    read_models = ReadModels(app)
+    try:
+        campaigns = played(app, 5, read_models=read_models)
+        read_models.runner.catch_up()
+        incremental = dump(read_models)
+        seen: list[int] = []
+        position, _ = read_models.rebuild(progress=seen.append)
+        assert position == read_models.runner.head() and seen and seen[-1] == position
+        assert dump(read_models) == incremental
+        read_models.rebuild(["analytics"])
+        assert dump(read_models) == incremental
+        check_read_models(app, read_models, campaigns)
+    finally:
+        read_models.close()
+
+
+# -- crashes, replays, two runners ----------------------------------------------------------
+
+
+class Crash(Exception):
+    pass
+
+
+class CrashingAnalytics(AnalyticsModel):
+    """Analytics that die after processing ``after`` events (in the middle of a batch)."""
+
+    after = 0
+
+    def operations(self, changes: Any) -> Any:
+        for _ in changes:
+            type(self).after -= 1
+            if type(self).after < 0:
+                raise Crash("killed")
+        return super().operations(changes)
+
+
+@pytest.mark.parametrize("batch", [1, 7])
+def test_a_projection_killed_half_way_resumes_from_its_tracking_without_counting_twice(
+    store_env: dict[str, str], make_app: MakeApp, batch: int
+) -> None:
+    app = make_app(store_env, dice=SeededDice(11), snapshot_interval=13)
+    campaigns = played(app, 11, rounds=3)
+    head = app.recorder.max_notification_id()
+    assert head is not None and head > 100
+    factory = open_factory(dict(app.env))
+    try:
+        view = open_view(factory, AnalyticsModel.views)
+        CrashingAnalytics.after = head // 2
+        runner = Catchup(app, [CrashingAnalytics(view)], batch=batch)
+        with pytest.raises(Crash):
+            runner.catch_up()
+        reached = view.position()
+        assert 0 < reached < head
+        if batch == 1:
+            assert reached == head // 2, "every event before the crash was applied"
+        # A new process: a new fold (cold: loaded from the application at the tracked
+        # position, snapshots and all) and runner, on the same tables.
+        CrashingAnalytics.after = head
+        restarted = Catchup(app, [CrashingAnalytics(view)], batch=batch)
+        assert restarted.position() == reached
+        restarted.catch_up()
+        assert view.position() == head
+        assert restarted.folds.loads > 0, "the restart loaded campaigns it had not folded"
+        for campaign in campaigns:
+            assert figures_of(AnalyticsModel(view), campaign) == expected_figures(app, campaign)
+    finally:
+        factory.close()
+
+
+def test_a_position_applied_already_is_refused_and_nothing_is_applied_twice(
+    store_env: dict[str, str], make_app: MakeApp
+) -> None:
+    app = make_app(store_env, dice=SeededDice(2))
+    read_models = ReadModels(app)
+    try:
+        played(app, 2, rounds=1)
+        read_models.runner.catch_up()
+        before = dump(read_models)
+        model = read_models.analytics
+        notifications = app.recorder.select_notifications(0, 5, inclusive_of_start=False)
+        folds = Folds(app)
+        changes = [folds.change(app.mapper.to_domain_event(n), n.id) for n in notifications]
+        with pytest.raises(IntegrityError):
+            model.process_changes(changes, 0)  # the tracking is not at 0 any more
+        with pytest.raises(IntegrityError):
+            model.process_changes(changes, model.store.position())  # not after it
+        last = notifications[-1]
+        model.folds = folds
+        with pytest.raises(IntegrityError):  # eventsourcing's Projection interface
+            model.process_event(app.mapper.to_domain_event(last), Tracking("Campaigns", last.id))
+        assert dump(read_models) == before
+    finally:
+        read_models.close()
+
+
+def test_a_failing_statement_rolls_back_the_whole_batch_with_its_tracking(
+    store_env: dict[str, str], make_app: MakeApp
+) -> None:
+    app = make_app(store_env, dice=SeededDice(2))
+    read_models = ReadModels(app, ["timeline"])
+    try:
+        played(app, 2, rounds=1)
+        model = read_models.timeline
+        notifications = app.recorder.select_notifications(0, 5, inclusive_of_start=False)
+        changes = [Change(position=n.id, record=app.mapper.to_domain_event(n))
+                   for n in notifications]
+        ops = [*model.operations(changes), ("INSERT INTO {schema}no_such_table VALUES (?)", [(1,)])]
+        with pytest.raises(Exception, match="no_such_table"):
+            model.store.write(0, changes[-1].position, ops)
+        assert model.store.position() == 0
+        assert model.store.dump() == {"capes_timeline": []}
+    finally:
+        read_models.close()
+
+
+def test_two_processes_catching_up_the_same_read_models_apply_each_event_once(
+    shared_store_env: dict[str, str], make_app: MakeApp
+) -> None:
+    first = make_app(shared_store_env, dice=SeededDice(9))
+    campaigns = played(first, 9, rounds=2)
+    second = make_app(shared_store_env)
+    one, two = ReadModels(first, batch=9), ReadModels(second, batch=4)
+    try:
+        head = first.recorder.max_notification_id() or 0
+        while min(one.runner.refresh().values()) < head:
+            one.runner.step()
+            two.runner.step()
+        two.runner.catch_up()
+        assert one.runner.refresh() == dict.fromkeys(MODELS, head)
+        check_read_models(first, one, campaigns)
+    finally:
+        one.close()
+        two.close()
+
+
+def test_read_models_survive_a_restart(shared_store_env: dict[str, str],
+                                       make_app: MakeApp) -> None:
+    app = make_app(shared_store_env, dice=SeededDice(4))
+    read_models = ReadModels(app)
+    campaigns = played(app, 4, rounds=2, read_models=read_models)
+    read_models.runner.catch_up()
+    reached = read_models.runner.position()
+    kept = dump(read_models)
+    read_models.close()
+    app.close()
+
+    again = make_app(shared_store_env, dice=SeededDice(8))
+    restarted = ReadModels(again)
+    try:
+        assert restarted.runner.refresh() == dict.fromkeys(MODELS, reached)
+        assert dump(restarted) == kept
+        assert restarted.board.board(campaigns[0]) == board(again.state(campaigns[0]))
+        play(again, campaigns[0], random.Random(1), 40)
+        restarted.runner.catch_up()
+        check_read_models(again, restarted, campaigns)
+    finally:
+        restarted.close()
+
+
+# -- undos and upheld disputes -------------------------------------------------------------
+
+
+def test_read_models_leave_out_what_an_undo_or_an_upheld_dispute_reverted(
+    store_env: dict[str, str], make_app: MakeApp
+) -> None:
+    app = make_app(store_env, dice=ScriptedDice([3, 5, 2]))
+    read_models = ReadModels(app)
+    try:
+        campaign = open_table(app, "Take backs")
+
+        def do(*commands: Any) -> Any:
+            outcome = None
+            for command in commands:
+                outcome = app.execute(campaign, command)
+            return outcome
+
+        do(c.FrameScene(seat=1, text="The docks"), c.ChooseCharacter(seat=1, character=1),
+           c.PassClaiming(seat=1), c.ChooseCharacter(seat=2, character=2),
+           c.PassClaiming(seat=2), c.ChooseCharacter(seat=3, character=3),
+           *(c.PassClaiming(seat=s) for s in (3, 1, 2, 3)),
+           c.StartTurn(seat=1, character=1),
+           c.CreateConflict(seat=1, kind="event", text="The crane falls"), c.EndTurn(seat=1),
+           c.StartTurn(seat=2, character=2))
+        rolled = do(c.RollDie(seat=2, ability="style 3", conflict=1, die=1))  # a 3
+        read_models.runner.catch_up()
+        assert read_models.analytics.analytics(campaign).dice.overall.faces == (0, 0, 1, 0, 0, 0)  # type: ignore[union-attr]
+
+        undone = do(Undo(seat=2))
+        disputed = do(c.RollDie(seat=2, ability="style 2", conflict=1, die=1))  # a 5
+        position = disputed.events[0].originator_version
+        do(OpenDispute(seat=1, position=position, reason="that was not a 5"))
+        rewound = do(Vote(seat=3, uphold=True))
+        assert type(rewound.events[-1].event).__name__ == "Rewound"
+        do(c.RollDie(seat=2, ability="style 1", conflict=1, die=1))  # a 2, in effect
+        read_models.runner.catch_up()
+
+        figures = read_models.analytics.analytics(campaign)
+        assert figures is not None
+        assert figures.dice.overall.faces == (0, 1, 0, 0, 0, 0)
+        assert figures.dice.reverted == 2
+        assert figures.undos == 1 and figures.rewinds == 1
+        assert figures.abilities.uses == 1
+        reverted = {t.position: t.reverted_by
+                    for t in read_models.timeline.entries(campaign, limit=1000, reverted=True)}
+        undo_at = undone.events[0].originator_version
+        rewind_at = rewound.events[-1].originator_version
+        assert reverted == {
+            **{r.originator_version: undo_at for r in rolled.events},
+            **{r.originator_version: rewind_at for r in disputed.events},
+        }
+        check_read_models(app, read_models, [campaign])
+    finally:
+        read_models.close()
