@@ -42,6 +42,8 @@ MEANINGS = {
     413: "The body is over 64 KiB",
     422: "Against the rules: ``rule``; ``choices`` and ``field`` when a choice is missing",
     429: "Too many requests from this client (see the RateLimit-* headers)",
+    503: "A read model has not caught up with the asked ``position`` within ``timeout``: retry "
+    "after the Retry-After header's seconds",
 }
 
 

@@ -117,6 +117,9 @@ class Applied(msgspec.Struct, frozen=True, kw_only=True):
 
     version: int
     events: tuple[EventOut, ...]
+    #: Store position of the last event appended (0: none): pass it as ``?position=`` to a
+    #: query answered from a read model to see this command's effect (read-your-writes).
+    position: int = 0
 
 
 class EventsPage(msgspec.Struct, frozen=True, kw_only=True):

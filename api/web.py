@@ -52,6 +52,7 @@ from domain.capes import commands as c
 from domain.capes.model import CampaignState, Character
 from domain.capes.views import Board, Ledger, board, ledgers
 from domain.record.commands import OpenDispute, SetTableOptions
+from projections.service import ReadModels, open_read_models
 
 from . import problems
 from .application import Campaigns, open_campaigns
@@ -74,7 +75,7 @@ T = TypeVar("T")
 #: Seconds between keep-alive comments on an idle event stream.
 KEEPALIVE = 15.0
 #: Modules with more routes: each has ``HANDLERS``, a list of Litestar route handlers.
-ROUTE_MODULES: tuple[str, ...] = ("api.routes_record",)
+ROUTE_MODULES: tuple[str, ...] = ("api.routes_record", "api.routes_projections")
 #: Largest request body accepted (HTTP 413 above it).
 MAX_BODY = 64 * 1024
 #: The problems a query may answer with (documented in the OpenAPI schema).
@@ -82,6 +83,17 @@ QUERY_PROBLEMS = problems.responses(400, 401, 404, 429)
 Version = Annotated[
     int | None,
     QueryParameter(ge=1, description="Look at the campaign as it was after this many events"),
+]
+ReadPosition = Annotated[
+    int | None,
+    QueryParameter(ge=0, description="Answer once the read model includes this store position "
+                   "(a command's `position`: read-your-writes); 0: as it is. Default: the "
+                   "store's last position when the query arrives"),
+]
+ReadTimeout = Annotated[
+    float,
+    QueryParameter(ge=0, le=10, description="Seconds to wait for the read model to catch up "
+                   "with `position`; past it the board and ledgers are replayed instead"),
 ]
 At = Annotated[
     datetime | None,
@@ -96,6 +108,9 @@ class Services:
     campaigns: Campaigns
     keyring: Keyring
     channels: ChannelsPlugin
+    read_models: ReadModels | None = None
+    #: ``CAPES_HOST_KEY``: the bearer token of the host's routes (directory); "" none.
+    host_key: str = ""
 
 
 #: Handlers name their dependencies explicitly (inferring them stops working in Litestar 3).
@@ -201,6 +216,8 @@ async def take_seat(
 
 async def _announce(services: ServicesDep, campaign_id: FromPath[UUID]) -> None:
     services.channels.publish(b"1", [channel(campaign_id)])
+    if services.read_models is not None:
+        services.read_models.runner.poke()
 
 
 async def _apply(
@@ -219,7 +236,8 @@ async def _apply(
     )
     if outcome.events:
         await _announce(services, campaign_id)
-    return Applied(version=outcome.version, events=tuple(event_out(r) for r in outcome.events))
+    return Applied(version=outcome.version, events=tuple(event_out(r) for r in outcome.events),
+                   position=outcome.position)
 
 
 @post(
@@ -327,8 +345,17 @@ async def get_board(
     services: ServicesDep,
     version: Version = None,
     at: At = None,
+    position: ReadPosition = None,
+    timeout: ReadTimeout = 2.0,
 ) -> Board:
-    """Scene, page, phase, whose move and what they may do, conflicts with their dice."""
+    """Scene, page, phase, whose move and what they may do, conflicts with their dice.
+
+    Now: from the board read model (see ``position``); at a ``version`` or time: replayed.
+    """
+    if version is None and at is None and services.read_models is not None:
+        found = await in_thread(services.read_models.board_of, campaign_id, position, timeout)
+        if found is not None:
+            return found
     return board(await _state(services, campaign_id, version, at))
 
 
@@ -344,8 +371,17 @@ async def get_ledgers(
     services: ServicesDep,
     version: Version = None,
     at: At = None,
+    position: ReadPosition = None,
+    timeout: ReadTimeout = 2.0,
 ) -> tuple[Ledger, ...]:
-    """Story Tokens, Inspirations, and the characters' Debt per Drive, staked and blocked."""
+    """Story Tokens, Inspirations, and the characters' Debt per Drive, staked and blocked.
+
+    Now: from the ledgers read model (see ``position``); at a ``version`` or time: replayed.
+    """
+    if version is None and at is None and services.read_models is not None:
+        found = await in_thread(services.read_models.ledgers_of, campaign_id, position, timeout)
+        if found is not None:
+            return found
     return ledgers(await _state(services, campaign_id, version, at))
 
 
@@ -535,7 +571,10 @@ def create_app(
         # The tokens live in the same store as the campaigns, in tables of their own.
         keyring = Keyring(dict(campaigns.env))
     plugin = ChannelsPlugin(backend=channels_backend(environ), arbitrary_channels_allowed=True)
-    services = Services(campaigns=campaigns, keyring=keyring, channels=plugin)
+    read_models = open_read_models(campaigns, environ=environ)
+    services = Services(campaigns=campaigns, keyring=keyring, channels=plugin,
+                        read_models=read_models,
+                        host_key=environ.get("CAPES_HOST_KEY", "").strip())
     if rate_limit is None:
         rate_limit = int(environ.get("CAPES_RATE_LIMIT", "50") or 0)
     middleware = []
@@ -572,5 +611,6 @@ def create_app(
         middleware=middleware,
         openapi_config=openapi,
         request_max_body_size=MAX_BODY,
-        on_shutdown=[campaigns.close, keyring.close],
+        on_startup=[read_models.start],
+        on_shutdown=[read_models.close, campaigns.close, keyring.close],
     )
