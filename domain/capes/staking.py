@@ -16,6 +16,7 @@ from .commands import Schism, SplitDie, StakeDebt
 from .decider import apply, handle
 from .events import CharacterAllied, DebtStaked, DieSplit, Event, SideSchismed
 from .model import CampaignState, Character, Conflict, Die, DriveName, Side, Stake, Turn
+from .rolls import usable
 from .table import character, conflict, require_seat, with_character, with_conflict
 from .turns import require_turn
 
@@ -99,6 +100,31 @@ def _stake_side(turn: Turn, who: Character, c: Conflict, side: int) -> None:
         )
 
 
+def _keeps_a_way_to_act(state: CampaignState, turn: Turn, who: Character, c: Conflict,
+                        side: int) -> None:
+    """R-STAKE-1: Debt staked before the Ability binds the turn to use one: refuse a stake that
+    would leave no Ability to use (the turn could then neither act nor end)."""
+    if turn.used_ability:
+        return
+    promise = c.allies.get(who.id) != side or any(p[0] == c.id for p in turn.promised)
+    ratings = [a.rating for a in who.abilities if usable(who, a)]
+    best = max(ratings, default=0)
+    # A promise must be kept by a roll on this Conflict (R-X-STAKE-1); otherwise any roll or
+    # raising an Inspiration uses the Ability.
+    targets = [c] if promise or turn.promised else list(state.conflicts.values())
+    if any(d.value <= best for x in targets for s in x.sides for d in s.dice):
+        return
+    if not promise and not turn.promised and any(
+        i.value < 6 and i.value <= best for i in state.player(turn.seat).inspirations
+    ):
+        return
+    raise RuleViolation(
+        "R-STAKE-1",
+        f"Debt staked now binds the turn to use an Ability, and no usable Ability of {who.name} "
+        "could then roll a die" + (" of this Conflict" if promise else "") + "; act first",
+    )
+
+
 def _die(c: Conflict, die_id: int) -> tuple[int, Die]:
     found = c.die(die_id)
     if found is None:
@@ -149,6 +175,7 @@ def _stake(command: StakeDebt, state: CampaignState) -> Iterable[Event]:
         )
     drive = _stake_drive(turn, who, c, command.amount, command.drive)
     _stake_side(turn, who, c, side)
+    _keeps_a_way_to_act(state, turn, who, c, side)
     return (
         DebtStaked(character=who.id, drive=drive, conflict=c.id, die=die.id, amount=command.amount),
     )
@@ -166,6 +193,7 @@ def _split_die(command: SplitDie, state: CampaignState) -> Iterable[Event]:
     debt = command.debt if command.debt is not None else command.into - 1
     drive = _stake_drive(turn, who, c, debt, command.drive)
     _stake_side(turn, who, c, side)
+    _keeps_a_way_to_act(state, turn, who, c, side)
     return _split(c, die, command.into, debt, who, drive)
 
 
