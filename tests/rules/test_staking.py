@@ -35,8 +35,8 @@ from domain.capes.events import (
     InspirationSpent,
     SideSchismed,
 )
-from domain.capes.turns import turn_seat
 from domain.capes.model import Conflict, DriveName, DriveSlot
+from domain.capes.turns import turn_seat
 from domain.errors import ChoiceRequired
 
 # -- set-ups ---------------------------------------------------------------------------------
