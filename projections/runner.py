@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from eventsourcing.persistence import IntegrityError
 
 from .model import Change, Folds, ReadModel
+from .views import Write, write_all
 
 if TYPE_CHECKING:
     from api.application import Campaigns
@@ -34,6 +35,8 @@ log = logging.getLogger(__name__)
 BATCH = 500
 #: Seconds between polls of the store when there is nothing new.
 POLL = 0.2
+#: Seconds to wait, when poked, for more events to come (fewer, larger transactions).
+LINGER = 0.02
 #: Seconds to wait after a failure before trying again (doubling up to 30 s).
 RETRY = 0.5
 
@@ -44,7 +47,7 @@ class Catchup:
     """Runs ``models`` over ``app``'s notification log."""
 
     def __init__(self, app: Campaigns, models: Sequence[ReadModel], folds: Folds | None = None,
-                 *, batch: int = BATCH, poll: float = POLL) -> None:
+                 *, batch: int = BATCH, poll: float = POLL, linger: float = LINGER) -> None:
         if not models:
             raise ValueError("no read models to run")
         self.app = app
@@ -61,6 +64,9 @@ class Catchup:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._needs_state = any(m.needs_state for m in self.models)
+        self._names = {id(m.store): m.name for m in self.models}
+        #: Seconds to wait after being poked, for more events to process in the same batch.
+        self.linger = linger
 
     # -- positions ---------------------------------------------------------------------------
 
@@ -100,18 +106,21 @@ class Catchup:
                     changes.append(self.folds.change(record, notification.id))
                 else:
                     changes.append(Change(position=notification.id, record=record))
+            writes: list[Write] = []
             for model in self.models:
                 mine = [c for c in changes if c.position > positions[model.name]]
-                if not mine:
-                    continue
-                try:
-                    self._positions[model.name] = model.process_changes(
-                        mine, positions[model.name])
-                except IntegrityError:
-                    # Another process moved it (a rebuild, another runner): start from there.
-                    log.info("read model %s moved under us; re-reading its position",
-                             model.name)
-                    self._positions[model.name] = model.store.position()
+                if mine:
+                    writes.append((model.store, positions[model.name], mine[-1].position,
+                                   model.operations(mine)))
+            try:
+                write_all(writes)
+            except IntegrityError:
+                # Another process moved one (a rebuild, another runner): start from there.
+                log.info("a read model moved under us; re-reading their positions")
+                self.refresh()
+                return len(notifications)
+            for view, _, position, _ in writes:
+                self._positions[self._names[id(view)]] = position
             return len(notifications)
 
     def catch_up(self, until: int | None = None, progress: Progress | None = None,
@@ -226,8 +235,10 @@ class Catchup:
                     self.refresh()
                 continue
             if read == 0:
-                self._wake.wait(self.poll)
+                poked = self._wake.wait(self.poll)
                 self._wake.clear()
+                if poked and self.linger:
+                    self._stopping.wait(self.linger)
 
     def __enter__(self) -> Catchup:
         return self

@@ -44,7 +44,9 @@ APPLICATION = "Campaigns"
 
 def iso(moment: datetime) -> str:
     """A time as stored: UTC, fixed width, so that text order is time order."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if moment.tzinfo is not UTC:
+        moment = moment.astimezone(UTC)
+    return moment.isoformat(timespec="microseconds")
 
 
 class View(Protocol):
@@ -56,8 +58,16 @@ class View(Protocol):
     def position(self) -> int:
         """The last notification id applied (0: none)."""
 
+    datastore: Any
+
     def write(self, expected: int, position: int, ops: Sequence[Op]) -> None:
         """Run ``ops`` and move the tracking from ``expected`` to ``position``, atomically."""
+
+    def transaction(self) -> Any:
+        """A write transaction (a context manager giving a cursor)."""
+
+    def apply(self, cursor: Any, expected: int, position: int, ops: Sequence[Op]) -> None:
+        """:meth:`write` inside ``cursor``'s transaction."""
 
     def read(self, template: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Rows of a query."""
@@ -137,24 +147,30 @@ class SQLiteView(ViewSchema, SQLiteTrackingRecorder):
     def position(self) -> int:
         return self.max_tracking_id(APPLICATION) or 0
 
+    def transaction(self) -> Any:
+        return self._writing()
+
     def write(self, expected: int, position: int, ops: Sequence[Op]) -> None:
-        table = self.tracking_table()
         with self._writing() as cursor:
-            cursor.execute(
-                f"SELECT notification_id FROM {table} WHERE application_name=?", (APPLICATION,)
-            )
-            row = cursor.fetchone()
-            found = row[0] if row else None
-            if (found or 0) != expected or position <= expected:
-                raise _refused(expected, found, position)
-            for template, rows in ops:
-                if rows:
-                    cursor.executemany(self.sql(template), rows)
-            cursor.execute(
-                f"INSERT INTO {table} VALUES (?, ?) ON CONFLICT (application_name) "
-                "DO UPDATE SET notification_id = excluded.notification_id",
-                (APPLICATION, position),
-            )
+            self.apply(cursor, expected, position, ops)
+
+    def apply(self, cursor: Any, expected: int, position: int, ops: Sequence[Op]) -> None:
+        table = self.tracking_table()
+        cursor.execute(
+            f"SELECT notification_id FROM {table} WHERE application_name=?", (APPLICATION,)
+        )
+        row = cursor.fetchone()
+        found = row[0] if row else None
+        if (found or 0) != expected or position <= expected:
+            raise _refused(expected, found, position)
+        for template, rows in ops:
+            if rows:
+                cursor.executemany(self.sql(template), rows)
+        cursor.execute(
+            f"INSERT INTO {table} VALUES (?, ?) ON CONFLICT (application_name) "
+            "DO UPDATE SET notification_id = excluded.notification_id",
+            (APPLICATION, position),
+        )
 
     def read(self, template: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self.datastore.transaction(commit=False) as cursor:
@@ -205,29 +221,35 @@ class PostgresView(ViewSchema, PostgresTrackingRecorder):
     def position(self) -> int:
         return self.max_tracking_id(APPLICATION) or 0
 
+    def transaction(self) -> Any:
+        return self._cursor(commit=True)
+
     def write(self, expected: int, position: int, ops: Sequence[Op]) -> None:
-        table = f"{self._prefix}{self.tracking_table()}"
         with self._cursor(commit=True) as cursor:
-            # The row exists before it is locked, so two first writers cannot both see none.
-            cursor.execute(
-                f"INSERT INTO {table} VALUES (%s, 0) ON CONFLICT (application_name) DO NOTHING",
-                (APPLICATION,),
-            )
-            cursor.execute(
-                f"SELECT notification_id FROM {table} WHERE application_name=%s FOR UPDATE",
-                (APPLICATION,),
-            )
-            row = cursor.fetchone()
-            found = row[0] if row else None
-            if (found or 0) != expected or position <= expected:
-                raise _refused(expected, found, position)
-            for template, rows in ops:
-                if rows:
-                    cursor.executemany(self.sql(template), rows)
-            cursor.execute(
-                f"UPDATE {table} SET notification_id=%s WHERE application_name=%s",
-                (position, APPLICATION),
-            )
+            self.apply(cursor, expected, position, ops)
+
+    def apply(self, cursor: Any, expected: int, position: int, ops: Sequence[Op]) -> None:
+        table = f"{self._prefix}{self.tracking_table()}"
+        # The row exists before it is locked, so two first writers cannot both see none.
+        cursor.execute(
+            f"INSERT INTO {table} VALUES (%s, 0) ON CONFLICT (application_name) DO NOTHING",
+            (APPLICATION,),
+        )
+        cursor.execute(
+            f"SELECT notification_id FROM {table} WHERE application_name=%s FOR UPDATE",
+            (APPLICATION,),
+        )
+        row = cursor.fetchone()
+        found = row[0] if row else None
+        if (found or 0) != expected or position <= expected:
+            raise _refused(expected, found, position)
+        for template, rows in ops:
+            if rows:
+                cursor.executemany(self.sql(template), rows)
+        cursor.execute(
+            f"UPDATE {table} SET notification_id=%s WHERE application_name=%s",
+            (position, APPLICATION),
+        )
 
     def read(self, template: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._cursor(commit=False) as cursor:
@@ -253,6 +275,26 @@ class PostgresView(ViewSchema, PostgresTrackingRecorder):
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         return {t: sorted(self.read(f"SELECT * FROM {{schema}}{t}"), key=repr)
                 for t in self.tables}
+
+
+#: (view, expected position, new position, statements) of one read model's update.
+Write = tuple[View, int, int, Sequence[Op]]
+
+
+def write_all(writes: Sequence[Write]) -> None:
+    """Apply several read models' updates, each with its tracking; in one transaction when
+    their views share a database (one commit instead of one per read model), so one refused
+    tracking position refuses them all (nothing is applied; each caller re-reads)."""
+    if not writes:
+        return
+    first = writes[0][0]
+    if all(view.datastore is first.datastore for view, *_ in writes):
+        with first.transaction() as cursor:
+            for view, expected, position, ops in writes:
+                view.apply(cursor, expected, position, ops)
+        return
+    for view, expected, position, ops in writes:
+        view.write(expected, position, ops)
 
 
 def views_env(app_env: Mapping[str, str]) -> dict[str, str]:
