@@ -310,3 +310,29 @@ def test_read_models_leave_out_what_an_undo_or_an_upheld_dispute_reverted(
         check_read_models(app, read_models, [campaign])
     finally:
         read_models.close()
+
+
+# -- forks and closing in the directory ------------------------------------------------------
+
+
+def test_the_directory_knows_forks_and_closed_campaigns(store_env: dict[str, str],
+                                                       make_app: MakeApp) -> None:
+    app = make_app(store_env, dice=SeededDice(6))
+    read_models = ReadModels(app)
+    try:
+        source = open_table(app, "Harbor City")
+        play(app, source, random.Random(6), 30)
+        at = app.get(source).version - 3
+        fork = app.fork(source, at, name="What if").campaign_id
+        app.execute(source, c.CloseCampaign())
+        read_models.runner.catch_up()
+        listed = {x.campaign_id: x for x in read_models.directory.search()}
+        assert listed[fork].forked_from == source and listed[fork].forked_at == at
+        assert listed[fork].name == "What if" and not listed[fork].closed
+        assert listed[source].closed and listed[source].forked_from is None
+        assert [x.campaign_id for x in read_models.directory.search("what")] == [fork]
+        assert [x.campaign_id for x in read_models.directory.search(closed=True)] == [source]
+        assert read_models.directory.search("player 2", limit=1, offset=1) != []
+        check_read_models(app, read_models, [source, fork])
+    finally:
+        read_models.close()
