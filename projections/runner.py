@@ -15,6 +15,7 @@ the read models it catches them up itself, at once; elsewhere it polls their tra
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -235,6 +236,9 @@ class Catchup:
                     self.refresh()
                 continue
             if read == 0:
+                # Idle: see whether another process moved the read models (a rebuild).
+                with contextlib.suppress(Exception):
+                    self.refresh()
                 poked = self._wake.wait(self.poll)
                 self._wake.clear()
                 if poked and self.linger:
