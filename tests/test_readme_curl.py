@@ -37,12 +37,14 @@ def test_the_readme_curl_session_plays_the_first_turns_of_a_scene(tmp_path: Path
     )
     try:
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
+        deadline = time.monotonic() + 60
+        while True:
             try:
-                httpx.get(f"{url}/schema/openapi.json", timeout=1)
+                httpx.get(f"{url}/schema/openapi.json", timeout=2)
                 break
             except httpx.TransportError:
+                assert server.poll() is None, "the server stopped"
+                assert time.monotonic() < deadline, "the server did not start within 60 s"
                 time.sleep(0.2)
         run = subprocess.run(
             ["bash", "-euo", "pipefail", "-c", block[0]], env=dict(env, CAPES_URL=url),
