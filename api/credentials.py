@@ -83,6 +83,9 @@ class Keyring(Application[UUID]):
 
     def __init__(self, env: EnvType | None = None) -> None:
         env = dict(env or {})
+        # Keys take no snapshots: given the campaigns' settings, SQLite's one snapshots table
+        # would hand a campaign's snapshot (same id) to the keys' repository.
+        env.pop("IS_SNAPSHOTTING_ENABLED", None)
         if env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite":
             env["APPLICATION_RECORDER_TOPIC"] = get_topic(KeysSQLiteRecorder)
         super().__init__(env)
