@@ -42,6 +42,8 @@ class Campaign(msgspec.Struct, frozen=True, kw_only=True):
     state: Any
     #: The record of play: what may be undone, what was reverted, the open dispute.
     record: Record = Record()
+    #: Head of the hash chain: the last event's ``chain`` (R-FAIR-6), so appends are O(1).
+    chain: str = ""
 
 
 #: Loads the game state of a campaign as it was at a version (for undos and rewinds).
@@ -71,9 +73,9 @@ def project_campaign(
             return None
         aggregate = _start(first)
     edition = get_edition(aggregate.edition)
-    evolve, starts_scene = edition.evolve, edition.starts_scene
+    evolve, starts_scene, rolled = edition.evolve, edition.starts_scene, edition.rolled
     state, rec = aggregate.state, aggregate.record
-    version, modified = aggregate.version, aggregate.modified_on
+    version, modified, chain = aggregate.version, aggregate.modified_on, aggregate.chain
     for item in items:
         # Only envelopes follow the first item; skipping an isinstance check per item here is
         # most of what makes this projector faster than the library's.
@@ -86,12 +88,14 @@ def project_campaign(
                 state = game_at(aggregate.id, event.first - 1)
         else:
             state = evolve(state, event)
-            rec = record_evolve(rec, version, recorded.seat, start, event, starts_scene(event))
-        modified = recorded.timestamp
+            roll = rolled(event)
+            rec = record_evolve(rec, version, recorded.seat, start, event, starts_scene(event),
+                                roll[0] if roll else 0)
+        modified, chain = recorded.timestamp, recorded.chain
     if version == aggregate.version:
         return aggregate
     return msgspec.structs.replace(
-        aggregate, version=version, modified_on=modified, state=state, record=rec
+        aggregate, version=version, modified_on=modified, state=state, record=rec, chain=chain
     )
 
 
@@ -104,6 +108,9 @@ def _start(first: Recorded[Any] | Snapshot) -> Campaign:
                 f"snapshot of {first.originator_id} v{first.originator_version} is from rules "
                 f"{first.rules_version}, not {edition.rules_version}"
             )
+        if not first.chain:
+            raise StaleSnapshot(f"snapshot of {first.originator_id} v{first.originator_version} "
+                                "has no hash chain head")
         return Campaign(
             id=first.originator_id,
             version=first.originator_version,
@@ -112,6 +119,7 @@ def _start(first: Recorded[Any] | Snapshot) -> Campaign:
             edition=first.edition,
             state=first.state,
             record=first.record,
+            chain=first.chain,
         )
     edition = edition_of(type(first.event))
     version = first.originator_version
@@ -125,4 +133,5 @@ def _start(first: Recorded[Any] | Snapshot) -> Campaign:
         state=state,
         record=record_evolve(Record(), version, first.seat, first.command or version,
                              first.event, edition.starts_scene(first.event)),
+        chain=first.chain,
     )

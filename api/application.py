@@ -16,12 +16,12 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from threading import Lock
-from typing import Any, ClassVar, Protocol, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 from uuid import UUID, uuid4
 
 import msgspec
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError, Mapper
+from eventsourcing.persistence import IntegrityError, Mapper, StoredEvent
 from eventsourcing.utils import Environment, EnvType
 
 from domain.edition import Edition
@@ -30,14 +30,26 @@ from domain.record import RecordCommand, RecordEvent
 from domain.record import decide as record_decide
 from domain.record.commands import ExpireDispute, OpenDispute
 from domain.record.decider import guard
-from domain.record.events import ForkedFrom, ForkMade
+from domain.record.events import (
+    DiceCommitted,
+    DiceRevealed,
+    ForkedFrom,
+    ForkMade,
+    ImportedFrom,
+    SeedsClosed,
+)
 
 from .aggregate import Campaign, StaleSnapshot, project_campaign
+from .chain import genesis, link, linked
 from .config import persistence_env
 from .dice import DiceSource, SecretsDice
 from .errors import CampaignConflict, CampaignNotFound, VersionNotFound
+from .fair import DiceSeeds, derive
 from .mapper import MsgspecMapper, SnapshotDecodeError, topic
 from .records import Recorded, Snapshot
+
+if TYPE_CHECKING:
+    from .audit import Entry
 
 log = logging.getLogger(__name__)
 
@@ -104,12 +116,17 @@ class Campaigns(Application[UUID]):
     ) -> None:
         """A store of campaigns configured by ``env`` (see :func:`api.config.persistence_env`).
 
-        ``dice`` draws every die (default: :class:`~api.dice.SecretsDice`); ``clock`` stamps
+        ``dice`` draws every die; by default the dice are provably fair, derived from each
+        scene's committed seed (R-FAIR-4, :mod:`api.fair`), while a source given here (tests,
+        the demo) is used as it is and its rolls are recorded as not derived. ``clock`` stamps
         the events (default: now, UTC); ``snapshot_interval`` is the number of events between
-        snapshots (lowered by tests).
+        snapshots (lowered by tests). The scenes' secret seeds are kept in a
+        :class:`~api.fair.DiceSeeds` application on the same store.
         """
         if snapshot_interval < 1:
             raise ValueError("snapshot_interval must be at least 1")
+        #: Whether dice are derived from the scenes' committed seeds (no ``dice`` given).
+        self.fair = dice is None
         self.dice: DiceSource = dice or SecretsDice()
         self.clock: Clock = clock or utc_now
         # Shadows the class variable for this instance only; the library reads it via self.
@@ -118,6 +135,13 @@ class Campaigns(Application[UUID]):
         # Undos and rewinds fold by loading the game as it was: the projector needs this app.
         self._project = partial(project_campaign, game_at=self._game_at)
         super().__init__(env)
+        #: Encodes events as stored, without compression or encryption, for the hash chain.
+        self._bodies = MsgspecMapper()
+        self.seeds = DiceSeeds(dict(env or {}))
+
+    def close(self) -> None:
+        super().close()
+        self.seeds.close()
 
     # -- eventsourcing hooks -----------------------------------------------------------------
 
@@ -198,11 +222,65 @@ class Campaigns(Application[UUID]):
                 events = record_decide(campaign.record, edition.seats(campaign.state), command)
             else:
                 guard(campaign.record, command)  # R-REC-2: the game waits for a dispute
-                command = edition.with_dice(command, self.dice)
+                command, closing = self._roll(campaign, edition, command)
                 events = edition.decide(campaign.state, command)
+                if closing:
+                    # R-FAIR-3: the roll is accepted; first the server closes the seeds, as a
+                    # step of its own (the roll's command stays the player's alone).
+                    self._append(campaign_id, campaign, edition, closing, None, "")
+                    campaign = self._load(campaign_id)
             seat = getattr(command, "seat", None)
             seat = seat if isinstance(seat, int) and seat > 0 else None
             return self._append(campaign_id, campaign, edition, events, seat, narration)
+
+    def _roll(self, campaign: Campaign, edition: Edition,
+              command: Any) -> tuple[Any, tuple[SeedsClosed, ...]]:
+        """Draw the dice of a rolling command (R-ROLL-1), derived when fair (R-FAIR-4), and
+        the ``SeedsClosed`` to append before the scene's first roll (R-FAIR-3)."""
+        dice = campaign.record.dice
+        seed = None
+        if self.fair and dice is not None:
+            seed = self.seeds.seed(campaign.id, dice.commitment)
+            if seed is None:
+                log.warning("campaign %s: no seed behind the commitment of scene %s: its dice "
+                            "are drawn without derivation", campaign.id, dice.scene)
+        first = campaign.record.rolls + 1
+        drawn = 0
+
+        def draw() -> int:
+            nonlocal drawn
+            drawn += 1
+            if seed is None or dice is None:
+                return self.dice()
+            return derive(seed, campaign.id, dice.scene, first + drawn - 1, dice.seeds)
+
+        command = edition.with_dice(command, draw, first if seed is not None else 0)
+        if drawn and dice is not None and not dice.closed:
+            return command, (SeedsClosed(scene=dice.scene),)
+        return command, ()
+
+    def _fair_dice(self, campaign: Campaign, edition: Edition,
+                   events: tuple[Any, ...]) -> tuple[Any, ...]:
+        """After a command: reveal the dice of a scene no longer played (R-FAIR-5), and commit
+        to a new seed when a scene is being played without one (R-FAIR-1): it has started, an
+        undo or a rewind went back into it, or it came from a fork or an import."""
+        found: list[Any] = []
+        dice = campaign.record.dice
+        scene = edition.scene_of(campaign.state)
+        if dice is not None and any(isinstance(e, ImportedFrom) for e in events):
+            dice = None  # an imported scene's seed stayed with its source: start afresh
+        elif dice is not None and (scene != dice.scene or any(
+                not isinstance(e, RecordEvent) and edition.starts_scene(e) for e in events)):
+            seed = self.seeds.seed(campaign.id, dice.commitment)
+            if seed is None:
+                log.error("campaign %s: the seed of scene %s cannot be revealed: it is not in "
+                          "this store", campaign.id, dice.scene)
+            else:
+                found.append(DiceRevealed(scene=dice.scene, seed=seed.hex()))
+            dice = None
+        if scene is not None and dice is None:
+            found.append(DiceCommitted(scene=scene, commitment=self.seeds.draw(campaign.id)))
+        return tuple(found)
 
     def _complete(self, campaign: Campaign, command: RecordCommand) -> RecordCommand:
         """Fill in what only the server knows: the disputed event's actor, the time."""
@@ -270,6 +348,47 @@ class Campaigns(Application[UUID]):
                 return found
             after = page[-1].originator_version
 
+    def import_log(self, source: UUID, log: Sequence[Entry]) -> Outcome:
+        """Store a copy of campaign ``source``'s whole log under a new id (R-FAIR-7).
+
+        ``log`` must be the source's events from position 1 as read from an export and verified
+        already (:func:`api.audit.verify`). Each copy is stored with the very JSON body of the
+        original, only chained anew from the new id, so the original's chain can still be
+        re-derived from it; ``ImportedFrom`` then records the source, how many of its events
+        were copied and the head of its verified chain, all in one transaction. A scene that
+        was being played gets a fresh commitment: its seed stayed with the source.
+        """
+        campaign_id = uuid4()
+        previous = genesis(campaign_id)
+        stored: list[StoredEvent] = []
+        copies: list[Recorded[Any]] = []
+        for entry in log:
+            assert entry.record is not None and entry.body is not None, "a verified log"
+            previous = link(previous, entry.canonical)
+            body = msgspec.json.encode({**entry.body, "chain": previous.hex()})
+            if self.mapper.compressor:
+                body = self.mapper.compressor.compress(body)
+            if self.mapper.cipher:
+                body = self.mapper.cipher.encrypt(body)
+            stored.append(StoredEvent(originator_id=campaign_id,
+                                      originator_version=entry.position, topic=entry.topic,
+                                      state=body))
+            copies.append(msgspec.structs.replace(entry.record, originator_id=campaign_id,
+                                                  chain=previous.hex()))
+
+        def game_at(_: UUID, version: int) -> Any:
+            folded = project_campaign(None, copies[:version], game_at)
+            assert folded is not None
+            return folded.state
+
+        base = project_campaign(None, copies, game_at)
+        if base is None or base.version != len(copies):
+            raise ValueError("an import needs the events of a log from position 1, in order")
+        edition = get_edition(base.edition)
+        imported = ImportedFrom(source=source, version=base.version, chain=log[-1].chain)
+        return self._append(campaign_id, base, edition, (imported,), None, "",
+                            prior=tuple(stored))
+
     def _append(
         self,
         campaign_id: UUID,
@@ -278,8 +397,15 @@ class Campaigns(Application[UUID]):
         events: tuple[Any, ...],
         seat: int | None,
         narration: str,
+        prior: tuple[StoredEvent, ...] = (),
     ) -> Outcome:
-        """Wrap ``events`` after ``base`` (None: a new campaign), save them, cache the result."""
+        """Wrap ``events`` after ``base`` (None: a new campaign), save them, cache the result.
+
+        The envelopes are hash-chained (R-FAIR-6) and followed by the dice's commitment or
+        reveal when the command started or ended a scene (R-FAIR-1, R-FAIR-5). ``prior``:
+        events already stored as they are that lead up to ``base`` (an import), inserted in the
+        same transaction.
+        """
         if not events:
             assert base is not None, "creating a campaign must record an event"
             return Outcome(
@@ -290,22 +416,37 @@ class Campaigns(Application[UUID]):
             raise ValueError("the clock must return an aware datetime")
         now = now.astimezone(UTC)
         start = base.version if base is not None else 0
-        records = tuple(
-            Recorded(
-                originator_id=campaign_id,
-                originator_version=start + number,
-                timestamp=now,
-                seat=seat,
-                narration=narration if number == 1 else "",
-                command=start + 1,
-                event=event,
-            )
-            for number, event in enumerate(events, start=1)
-        )
+
+        def wrap(after: Campaign | None, number: int, more: tuple[Any, ...]) -> tuple[Any, ...]:
+            return tuple(linked(self._bodies, campaign_id, after.chain if after else "", (
+                Recorded(
+                    originator_id=campaign_id,
+                    originator_version=start + n,
+                    timestamp=now,
+                    seat=seat,
+                    narration=narration if n == 1 else "",
+                    command=start + 1,
+                    event=event,
+                )
+                for n, event in enumerate(more, start=number)
+            )))
+
+        records = wrap(base, 1, events)
         campaign = self._project(base, records)
         assert campaign is not None
+        dice = self._fair_dice(campaign, edition, events)
+        if dice:
+            more = wrap(campaign, len(records) + 1, dice)
+            campaign = self._project(campaign, more)
+            assert campaign is not None
+            records += more
         try:
-            recordings = self.save(campaign, *records)
+            if prior:
+                ids = self.recorder.insert_events(
+                    [*prior, *(self.mapper.to_stored_event(r) for r in records)])
+                positions = list(ids or ())
+            else:
+                positions = [r.notification.id for r in self.save(campaign, *records)]
         except IntegrityError:
             # Someone appended at our version first. Nothing of ours was stored, and the
             # cache still holds the (older, still true) base: the next load fast-forwards it.
@@ -313,7 +454,7 @@ class Campaigns(Application[UUID]):
         # Only now, with the events stored, may the new aggregate be cached.
         if self.repository.cache is not None:
             self.repository.cache.put(campaign_id, campaign)
-        position = max((r.notification.id for r in recordings), default=0)
+        position = max(positions, default=0)
         return Outcome(
             campaign_id=campaign_id, version=campaign.version, events=records,
             state=campaign.state, position=position,

@@ -44,7 +44,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 #: Modules that add subcommands: each has ``register(commands)`` taking the subparsers.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("api.cli_record", "api.cli_projections")
+SUBCOMMAND_MODULES: tuple[str, ...] = ("api.cli_record", "api.cli_projections", "api.cli_audit")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -52,6 +52,7 @@ class _Body(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
     schema: int
     command: int = 0
     event: EventT
+    chain: str = ""
 
 
 class _SnapshotBody(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
@@ -61,6 +62,7 @@ class _SnapshotBody(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
     rules_version: str
     state: EventT
     record: Record = Record()
+    chain: str = ""
 
 
 def topic(event_type: type[Any]) -> str:
@@ -100,6 +102,7 @@ class MsgspecMapper(Mapper[UUID]):
                 schema=domain_event.schema,
                 command=domain_event.command,
                 event=domain_event.event,
+                chain=domain_event.chain,
             )
         elif isinstance(domain_event, Snapshot):
             stored_topic = SNAPSHOT_TOPIC_PREFIX + domain_event.edition
@@ -110,6 +113,7 @@ class MsgspecMapper(Mapper[UUID]):
                 rules_version=domain_event.rules_version,
                 state=domain_event.state,
                 record=domain_event.record,
+                chain=domain_event.chain,
             )
         else:
             raise TypeError(f"cannot store {type(domain_event).__qualname__}: not Recorded")
@@ -159,6 +163,7 @@ class MsgspecMapper(Mapper[UUID]):
                 schema=body.schema,
                 command=body.command,
                 event=body.event,
+                chain=body.chain,
             )
         return Snapshot(
             originator_id=originator_id,
@@ -169,6 +174,7 @@ class MsgspecMapper(Mapper[UUID]):
             rules_version=body.rules_version,
             state=body.state,
             record=body.record,
+            chain=body.chain,
         )
 
     def _topic_for(self, event_type: type[Any]) -> str:

@@ -42,6 +42,9 @@ class Recorded(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
     command: int = 0
     #: The domain event: one of the edition's event types.
     event: EventT
+    #: The hash chain: SHA-256 of the previous event's chain and this event's canonical bytes,
+    #: lowercase hex (R-FAIR-6, see :mod:`api.chain`); set by the application when appending.
+    chain: str = ""
 
 
 class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
@@ -58,6 +61,8 @@ class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
     state: Any
     #: The record (undo, disputes, reverts) at that version.
     record: Record = Record()
+    #: The hash chain's head at that version (R-FAIR-6).
+    chain: str = ""
 
     @classmethod
     def take(cls, aggregate: Campaign) -> Snapshot:
@@ -71,6 +76,7 @@ class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
             rules_version=get_edition(aggregate.edition).rules_version,
             state=aggregate.state,
             record=aggregate.record,
+            chain=aggregate.chain,
         )
 
 

@@ -12,7 +12,7 @@ import msgspec
 from domain.capes.commands import COMMAND_TYPES, SeatCommand
 from domain.capes.events import EVENT_TYPES
 from domain.record import RECORD_EVENT_TYPES, Record, TableOptions, is_reverted
-from domain.record.commands import Undo, Vote, WithdrawDispute
+from domain.record.commands import AddSeed, Undo, Vote, WithdrawDispute
 
 from .records import Recorded
 
@@ -28,8 +28,8 @@ class DisputeMove(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", t
     reason: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 
 
-#: The record's commands a seat sends like game commands (R-REC-1..4).
-RECORD_SEAT_COMMANDS = (Undo, DisputeMove, Vote, WithdrawDispute)
+#: The record's commands a seat sends like game commands (R-REC-1..4, R-FAIR-2).
+RECORD_SEAT_COMMANDS = (Undo, DisputeMove, Vote, WithdrawDispute, AddSeed)
 SEAT_COMMANDS = (
     *(t for t in COMMAND_TYPES if issubclass(t, SeatCommand)), *RECORD_SEAT_COMMANDS,
 )
@@ -81,6 +81,8 @@ class EventOut(msgspec.Struct, frozen=True, kw_only=True):
     #: Reverted by an undo or an upheld dispute: in the log, not in the game (R-REC-5).
     reverted: bool = False
     event: AnyEvent  # type: ignore[valid-type]
+    #: The event's hash chain (R-FAIR-6): keep the last one seen to detect a rewrite later.
+    chain: str = ""
 
 
 def event_out(record: Recorded[Any], rec: Record | None = None) -> EventOut:
@@ -94,6 +96,7 @@ def event_out(record: Recorded[Any], rec: Record | None = None) -> EventOut:
         command=record.command or position,
         reverted=rec is not None and is_reverted(rec, position),
         event=record.event,
+        chain=record.chain,
     )
 
 

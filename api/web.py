@@ -75,7 +75,7 @@ T = TypeVar("T")
 #: Seconds between keep-alive comments on an idle event stream.
 KEEPALIVE = 15.0
 #: Modules with more routes: each has ``HANDLERS``, a list of Litestar route handlers.
-ROUTE_MODULES: tuple[str, ...] = ("api.routes_record", "api.routes_projections")
+ROUTE_MODULES: tuple[str, ...] = ("api.routes_record", "api.routes_projections", "api.routes_audit")
 #: Largest request body accepted (HTTP 413 above it).
 MAX_BODY = 64 * 1024
 #: The problems a query may answer with (documented in the OpenAPI schema).

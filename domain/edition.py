@@ -31,14 +31,26 @@ class Edition(Protocol):
     def evolve(self, state: Any, event: Any) -> Any:
         """The state after ``event``; never checks a rule."""
 
-    def with_dice(self, command: Any, draw: Callable[[], int]) -> Any:
-        """The command with every die it rolls drawn by ``draw`` (R-ROLL-1)."""
+    def with_dice(self, command: Any, draw: Callable[[], int], counter: int = 0) -> Any:
+        """The command with every die it rolls drawn by ``draw`` (R-ROLL-1), the first recorded
+        as roll number ``counter`` of the campaign, the next ``counter + 1``… (R-FAIR-4; 0: the
+        dice were not derived). ``draw`` is not called when the command rolls nothing."""
 
     def seats(self, state: Any) -> tuple[int, ...]:
         """The seats at the table, for the record's votes."""
 
     def starts_scene(self, event: Any) -> bool:
         """Whether ``event`` starts a scene (disputes reach back to it, R-REC-2)."""
+
+    def ends_scene(self, event: Any) -> bool:
+        """Whether ``event`` ends a scene (its dice are revealed, R-FAIR-5)."""
+
+    def scene_of(self, state: Any) -> int | None:
+        """The number of the scene being played in ``state``, if one is (R-FAIR-1, R-FAIR-5)."""
+
+    def rolled(self, event: Any) -> tuple[int, int] | None:
+        """(roll counter, value) of the die ``event`` records rolling, if it rolls one
+        (R-FAIR-4)."""
 
     def fork_event(self, state: Any, name: str) -> Any:
         """The first event of a campaign forked from ``state`` (R-REC-6)."""

@@ -24,7 +24,15 @@ from . import (  # noqa: F401 - importing registers the handlers
 )
 from .commands import COMMAND_TYPES, Command
 from .decider import decide, evolve, with_dice
-from .events import EVENT_TYPES, CampaignForked, Event, SceneFramed
+from .events import (
+    EVENT_TYPES,
+    CampaignForked,
+    DieRolled,
+    Event,
+    OverdrawnDieRolled,
+    SceneEnded,
+    SceneFramed,
+)
 from .model import CampaignState
 
 RULES_VERSION = "capes-1.0"
@@ -45,14 +53,28 @@ class CapesEdition:
     def evolve(self, state: CampaignState, event: Event) -> CampaignState:
         return evolve(state, event)
 
-    def with_dice(self, command: Command, draw: Callable[[], int]) -> Command:
-        return with_dice(command, draw)
+    def with_dice(self, command: Command, draw: Callable[[], int], counter: int = 0) -> Command:
+        return with_dice(command, draw, counter)
 
     def seats(self, state: CampaignState) -> tuple[int, ...]:
         return tuple(p.seat for p in state.players)
 
     def starts_scene(self, event: Event) -> bool:
         return isinstance(event, SceneFramed)
+
+    def ends_scene(self, event: Event) -> bool:
+        return isinstance(event, SceneEnded)
+
+    def scene_of(self, state: CampaignState) -> int | None:
+        # A closed campaign plays no scene: closing it reveals the dice (R-FAIR-5).
+        if state.scene is None or state.closed:
+            return None
+        return state.scene.number
+
+    def rolled(self, event: Event) -> tuple[int, int] | None:
+        if isinstance(event, (DieRolled, OverdrawnDieRolled)):
+            return event.draw, event.rolled
+        return None
 
     def fork_event(self, state: CampaignState, name: str) -> Event:
         return CampaignForked(name=name, state=state)

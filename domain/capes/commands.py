@@ -7,7 +7,8 @@ A command names its acting ``seat``; the API fills it from the seat's token, nev
 the only legal choice or refuses with the list of legal ones.
 
 Dice are never chosen by a client (R-ROLL-1): the ``value`` of a rolling command is overwritten
-by the application's dice source before ``decide`` sees it.
+by the application's dice source before ``decide`` sees it, and so is ``draw``, the roll counter
+the value was derived with (R-FAIR-4).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
 Text = Annotated[str, msgspec.Meta(max_length=2000)]
 Count = Annotated[int, msgspec.Meta(ge=1, le=99)]
 DieValue = Annotated[int, msgspec.Meta(description="Drawn by the server (R-ROLL-1)")]
+RollCounter = Annotated[int, msgspec.Meta(ge=0, description="The campaign's roll counter, "
+                                          "set by the server (R-FAIR-4)")]
 
 
 def _snake(name: str) -> str:
@@ -151,6 +154,7 @@ class RollOverdrawn(SeatCommand, frozen=True, kw_only=True):
     #: Which die, when several share the highest value.
     die: tuple[Id, Id] | None = None
     value: DieValue = 0
+    draw: RollCounter = 0
 
 
 class Claim(SeatCommand, frozen=True, kw_only=True):
@@ -215,6 +219,7 @@ class RollDie(SeatCommand, frozen=True, kw_only=True):
     #: The Drive that takes the Debt of a super ability (R-ABIL-1).
     drive: DriveName | None = None
     value: DieValue = 0
+    draw: RollCounter = 0
 
 
 class RaiseInspiration(SeatCommand, frozen=True, kw_only=True):
@@ -239,6 +244,7 @@ class React(SeatCommand, frozen=True, kw_only=True):
     ability: Name
     drive: DriveName | None = None
     value: DieValue = 0
+    draw: RollCounter = 0
 
 
 class PassReaction(SeatCommand, frozen=True, kw_only=True):

@@ -83,7 +83,11 @@ def checked(command: Command) -> Command:
     return command
 
 
-def with_dice(command: Command, draw: Callable[[], int]) -> Command:
+def with_dice(command: Command, draw: Callable[[], int], counter: int = 0) -> Command:
+    """The command with its die drawn by ``draw`` and numbered ``counter`` (R-ROLL-1, R-FAIR-4).
+
+    A command of this edition rolls one die at most.
+    """
     if type(command).rolls:
-        return msgspec.structs.replace(command, value=draw())
+        return msgspec.structs.replace(command, value=draw(), draw=counter)
     return command

@@ -116,6 +116,8 @@ class OverdrawnDieRolled(Event, frozen=True, tag=True):
     before: int
     rolled: int
     kept: bool
+    #: The roll counter the value was derived with (R-FAIR-4); 0: not derived.
+    draw: int = 0
 
 
 class PhaseBegan(Event, frozen=True, tag=True):
@@ -221,6 +223,8 @@ class DieRolled(Event, frozen=True, tag=True):
     character: int
     seat: int
     reaction: bool = False
+    #: The roll counter the value was derived with (R-FAIR-4); 0: not derived.
+    draw: int = 0
 
 
 class RollAccepted(Event, frozen=True, tag=True):

@@ -142,6 +142,7 @@ def _roll_overdrawn(command: RollOverdrawn, state: CampaignState) -> Iterable[Ev
             rolled=command.value,
             # R-PAGE-2: the new value is kept only if lower.
             kept=command.value < top,
+            draw=command.draw,
         ),
     )
 

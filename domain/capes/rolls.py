@@ -125,6 +125,7 @@ def _roll(command: RollDie, state: CampaignState) -> Iterable[Event]:
             rolled=command.value,
             character=who.id,
             seat=command.seat,
+            draw=command.draw,
         )
     )
     return events
@@ -280,6 +281,7 @@ def _react(command: React, state: CampaignState) -> Iterable[Event]:
             character=who.id,
             seat=command.seat,
             reaction=True,
+            draw=command.draw,
         )
     )
     return events

@@ -69,6 +69,13 @@ class SetTableOptions(RecordCommand, frozen=True, kw_only=True, tag="set_table_o
     options: TableOptions
 
 
+class AddSeed(RecordCommand, frozen=True, kw_only=True, tag="add_seed"):
+    """Add your own seed to the dice of the scene, before its first roll (R-FAIR-2)."""
+
+    seed: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+
+
 RECORD_COMMAND_TYPES: tuple[type[RecordCommand], ...] = (
     Undo, OpenDispute, Vote, SettleDispute, WithdrawDispute, ExpireDispute, SetTableOptions,
+    AddSeed,
 )

@@ -18,6 +18,7 @@ import msgspec
 
 from ..errors import DomainError, InvalidReference, NotPermitted, RuleViolation, StaleVersion
 from .commands import (
+    AddSeed,
     ExpireDispute,
     OpenDispute,
     RecordCommand,
@@ -28,17 +29,22 @@ from .commands import (
     WithdrawDispute,
 )
 from .events import (
+    DiceCommitted,
+    DiceRevealed,
     DisputeOpened,
     DisputeSettled,
     DisputeVoted,
     ForkedFrom,
     ForkMade,
+    ImportedFrom,
     RecordEvent,
     Rewound,
+    SeatSeedAdded,
+    SeedsClosed,
     TableOptionsSet,
     Undone,
 )
-from .model import Dispute, Record, Span
+from .model import Dispute, Record, SceneDice, Span
 
 replace = msgspec.structs.replace
 OWNER = 0
@@ -201,21 +207,41 @@ def _options(command: SetTableOptions, record: Record,
     return [TableOptionsSet(options=command.options)]
 
 
+@_decide.register
+def _add_seed(command: AddSeed, record: Record, seats: Sequence[int]) -> list[RecordEvent]:
+    if command.seat == OWNER:
+        raise NotPermitted("seeds are added by the seats, not by the owner's token")
+    dice = record.dice
+    if dice is None:
+        raise RuleViolation("R-FAIR-2", "no scene's dice are committed to: a seed is added "
+                            "once a scene has started, before its first roll")
+    if dice.closed:
+        raise RuleViolation("R-FAIR-2", f"the seeds of scene {dice.scene} closed with its "
+                            "first roll")
+    if any(seat == command.seat for seat, _ in dice.seeds):
+        raise RuleViolation("R-FAIR-2", f"seat {command.seat} has added its seed to scene "
+                            f"{dice.scene} already")
+    return [SeatSeedAdded(seat=command.seat, seed=command.seed)]
+
+
 # -- evolve ----------------------------------------------------------------------------------
 
 
 def evolve(
     record: Record, position: int, seat: int | None, command_start: int, event: Any,
-    starts_scene: bool = False,
+    starts_scene: bool = False, draw: int = 0,
 ) -> Record:
-    """The record after the event at ``position`` (a game event or one of the record's)."""
+    """The record after the event at ``position`` (a game event or one of the record's).
+
+    ``draw`` is the roll counter of the die a game event rolled (0: none, R-FAIR-4).
+    """
     record = replace(record, version=max(record.version, position))
     if isinstance(event, RecordEvent):
         return _fold(event, record)
     if starts_scene:
         record = replace(record, scene_start=position)
     return replace(record, undoable=_track(record.undoable, position, seat, command_start),
-                   game_version=position)
+                   game_version=position, rolls=max(record.rolls, draw))
 
 
 def _track(undoable: tuple[Span, ...], position: int, seat: int | None,
@@ -292,6 +318,35 @@ def _(event: ForkMade, record: Record) -> Record:
 @_fold.register
 def _(event: ForkedFrom, record: Record) -> Record:
     return replace(record, forked_from=(event.source, event.version))
+
+
+@_fold.register
+def _(event: DiceCommitted, record: Record) -> Record:
+    return replace(record, dice=SceneDice(scene=event.scene, commitment=event.commitment))
+
+
+@_fold.register
+def _(event: SeatSeedAdded, record: Record) -> Record:
+    d = record.dice
+    if d is None:  # pragma: no cover - never folded without its commitment
+        return record
+    return replace(record, dice=replace(d, seeds=(*d.seeds, (event.seat, event.seed))))
+
+
+@_fold.register
+def _(event: SeedsClosed, record: Record) -> Record:
+    d = record.dice
+    return record if d is None else replace(record, dice=replace(d, closed=True))
+
+
+@_fold.register
+def _(event: DiceRevealed, record: Record) -> Record:
+    return replace(record, dice=None)
+
+
+@_fold.register
+def _(event: ImportedFrom, record: Record) -> Record:
+    return replace(record, imported_from=(event.source, event.version))
 
 
 __all__ = ["DisputePending", "DomainError", "decide", "evolve", "guard", "is_reverted"]

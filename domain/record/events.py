@@ -72,7 +72,45 @@ class ForkedFrom(RecordEvent, frozen=True, tag=True):
     version: int
 
 
+class DiceCommitted(RecordEvent, frozen=True, tag=True):
+    """R-FAIR-1: the server drew a secret seed for ``scene``'s dice; only its SHA-256 is here
+    (lowercase hex)."""
+
+    scene: int
+    commitment: str
+
+
+class SeatSeedAdded(RecordEvent, frozen=True, tag=True):
+    """R-FAIR-2: ``seat`` added its own seed to the dice of the scene being played."""
+
+    seat: int
+    seed: str
+
+
+class SeedsClosed(RecordEvent, frozen=True, tag=True):
+    """R-FAIR-3: the scene's first roll closes the seeds; every die of it uses those added."""
+
+    scene: int
+
+
+class DiceRevealed(RecordEvent, frozen=True, tag=True):
+    """R-FAIR-5: the server seed of ``scene``'s dice (64 hex digits), once nothing more is
+    drawn from it."""
+
+    scene: int
+    seed: str
+
+
+class ImportedFrom(RecordEvent, frozen=True, tag=True):
+    """R-FAIR-7: the events before this one are campaign ``source``'s first ``version`` events,
+    imported after their chain was verified to end at ``chain``."""
+
+    source: UUID
+    version: int
+    chain: str
+
+
 RECORD_EVENT_TYPES: tuple[type[RecordEvent], ...] = (
     TableOptionsSet, Undone, DisputeOpened, DisputeVoted, DisputeSettled, Rewound, ForkMade,
-    ForkedFrom,
+    ForkedFrom, DiceCommitted, SeatSeedAdded, SeedsClosed, DiceRevealed, ImportedFrom,
 )

@@ -58,6 +58,18 @@ class Dispute(Frozen, frozen=True, kw_only=True):
         return sum(not v for v in self.votes.values())
 
 
+class SceneDice(Frozen, frozen=True, kw_only=True):
+    """The dice of the scene being played: committed, not revealed yet (R-FAIR-1..5)."""
+
+    scene: int
+    #: SHA-256 of the server's secret seed, lowercase hex.
+    commitment: str
+    #: The seats' own seeds (seat, seed), in the order they were added (R-FAIR-2).
+    seeds: tuple[tuple[int, str], ...] = ()
+    #: Whether the scene's first roll has closed the seeds (R-FAIR-3).
+    closed: bool = False
+
+
 class Record(Frozen, frozen=True, kw_only=True):
     options: TableOptions = TableOptions()
     #: Position of the last event folded in.
@@ -76,3 +88,9 @@ class Record(Frozen, frozen=True, kw_only=True):
     forked_from: tuple[UUID, int] | None = None
     #: Forks made from this campaign: (fork's id, version forked at).
     forks: tuple[tuple[UUID, int], ...] = ()
+    #: The dice committed to and not revealed yet, if any (R-FAIR-1).
+    dice: SceneDice | None = None
+    #: The campaign's roll counter: the highest one any roll has used (R-FAIR-4).
+    rolls: int = 0
+    #: The campaign this one was imported from, and how many of its events (R-FAIR-7).
+    imported_from: tuple[UUID, int] | None = None

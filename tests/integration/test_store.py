@@ -360,12 +360,14 @@ def test_a_seat_command_records_its_seat_on_every_event_and_its_narration_on_the
         campaign_id, FrameScene(seat=2, text="Rooftops at midnight"), narration="Rain falls."
     )
 
-    assert [type(r.event).__name__ for r in framed.events] == ["SceneFramed", "PageStarted"]
-    assert [r.originator_version for r in framed.events] == [4, 5]
+    # The scene's start also commits to its dice, in the same command (R-FAIR-1).
+    assert [type(r.event).__name__ for r in framed.events] == [
+        "SceneFramed", "PageStarted", "DiceCommitted"]
+    assert [r.originator_version for r in framed.events] == [4, 5, 6]
     assert [(r.seat, r.narration) for r in store_app.history(campaign_id, after=3)] == [
-        (2, "Rain falls."), (2, ""),
+        (2, "Rain falls."), (2, ""), (2, ""),
     ]
-    assert framed.events[0].timestamp == framed.events[1].timestamp
+    assert framed.events[0].timestamp == framed.events[2].timestamp
 
 
 def test_a_snapshot_due_in_the_middle_of_one_commands_events_is_taken_at_its_version(

@@ -22,7 +22,7 @@ from domain.capes import commands as c
 from domain.capes.views import board
 from domain.edition import fold
 from domain.errors import DomainError, NotPermitted, RuleViolation, StaleVersion
-from domain.record import TableOptions
+from domain.record import RecordEvent, TableOptions
 from domain.record.commands import (
     ExpireDispute,
     OpenDispute,
@@ -171,8 +171,8 @@ def a_disputed_roll(p: Played) -> int:
     """Seat 2 rolls; seat 3 disputes the roll. The position of the roll's first event."""
     a_turn_with_a_conflict(p)
     p(c.StartTurn(seat=2, character=2))
-    first = p.version + 1
     p(c.RollDie(seat=2, ability="skill 1", conflict=1, die=1))
+    first = p.version - 2  # after the server closed the scene's seeds (R-FAIR-3)
     p(OpenDispute(seat=3, position=p.position_of("DieRolled"), reason="that die was mine"))
     return first
 
@@ -221,8 +221,8 @@ def test_an_upheld_dispute_rewinds_the_game_to_just_before_the_move() -> None:
     a_turn_with_a_conflict(p)
     p(c.StartTurn(seat=2, character=2))
     before = p.state
-    a_roll = p.version + 1
     p(c.RollDie(seat=2, ability="skill 1", conflict=1, die=1))
+    a_roll = p.version - 2  # after the server closed the scene's seeds (R-FAIR-3)
     p(OpenDispute(seat=3, position=a_roll + 2, reason="wrong die"))
     settled = p(Vote(seat=1, uphold=True))
     assert [type(r.event).__name__ for r in settled.events] == [
@@ -327,8 +327,9 @@ def test_a_fork_starts_from_the_source_at_a_version_and_both_record_the_link() -
     assert forked.state.name == "What if"
     assert forked.record.forked_from == (p.id, at)
     assert p.record.forks == ((fork.campaign_id, at),)
+    # Forked in the middle of a scene: the fork commits to its own dice (R-FAIR-1).
     assert [type(r.event).__name__ for r in p.app.history(fork.campaign_id)] == [
-        "CampaignForked", "ForkedFrom"]
+        "CampaignForked", "ForkedFrom", "DiceCommitted"]
     p.app.execute(fork.campaign_id, c.StartTurn(seat=2, character=2))
 
 
@@ -377,7 +378,8 @@ def test_an_upheld_rewind_equals_replaying_only_the_events_before_the_move(
     p(OpenDispute(seat=voters[0], position=move, reason="disputed"))
     if p.record.dispute is not None:
         p(Vote(seat=voters[1], uphold=True))
-    expected = fold(EDITION, [r.event for r in p.log() if r.originator_version < move])
+    expected = fold(EDITION, [r.event for r in p.log() if r.originator_version < move
+                              and not isinstance(r.event, RecordEvent)])
     assert p.state == expected
     assert board(p.state) == board(expected)
 
@@ -398,4 +400,5 @@ def test_loading_an_old_version_of_a_long_campaign_starts_from_a_snapshot() -> N
     p.app._project = counting  # type: ignore[method-assign]
     old = p.app.state(p.id, 230)
     assert sum(folded) <= 31, folded
-    assert old == fold(EDITION, [r.event for r in p.log()[:230]])
+    assert old == fold(EDITION, [r.event for r in p.log()[:230]
+                                 if not isinstance(r.event, RecordEvent)])

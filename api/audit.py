@@ -1,0 +1,519 @@
+"""Verifying a campaign's log (R-FAIR-6, R-FAIR-7): its hash chain, its commitments, its dice.
+
+:func:`verify` walks a log in order and stops at the first discrepancy, naming the event
+(position and type), the check that failed, what was expected and what was found:
+
+- **positions** run 1, 2, 3… with none missing or repeated;
+- **stored form**: each event's JSON decodes into an event of the type its topic names;
+- **chain**: each event's ``chain`` is SHA-256(previous chain ‖ the canonical bytes of its
+  stored JSON), from the campaign id (:mod:`api.chain`), so one byte changed anywhere is found
+  at its event; an import also re-derives its source's chain and checks it ends at the head
+  ``ImportedFrom`` names;
+- **dice**: a scene's start commits to a seed in the same command and its end reveals it; seats'
+  seeds come after the commitment and before the seeds close; a derived die comes after they
+  closed, its roll counter above every earlier one; the revealed seed hashes to the commitment,
+  and every die drawn under it is recomputed (:func:`api.fair.derive`);
+- **heads**: an optional known (position, chain), such as a player's last seen event or the
+  store's latest snapshot, is part of the log: the log was not cut short or rewritten.
+
+Dice the server did not derive (an explicit dice source: tests, the demo) are reported as not
+provably fair, which is not a discrepancy; ``Report.fair`` says whether every die was proven.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+from uuid import UUID
+
+import msgspec
+from eventsourcing.persistence import Mapper, StoredEvent
+
+from domain.edition import Edition
+from domain.record import RecordEvent
+from domain.record.events import (
+    DiceCommitted,
+    DiceRevealed,
+    ImportedFrom,
+    SeatSeedAdded,
+    SeedsClosed,
+)
+
+from .chain import canonical, genesis, link
+from .fair import derive
+from .mapper import topic
+from .records import Recorded, edition_of
+
+if TYPE_CHECKING:
+    from .application import Campaigns
+
+HEX64 = re.compile(r"[0-9a-f]{64}")
+
+Check = Literal["position", "stored", "chain", "import", "commitment", "seeds", "counter",
+                "die", "reveal", "head"]
+
+
+class Discrepancy(msgspec.Struct, frozen=True, kw_only=True):
+    """The first thing found wrong, at the event at ``position``."""
+
+    position: int
+    #: The event's type ("" when it cannot be read).
+    type: str
+    check: Check
+    expected: str
+    found: str
+    message: str
+
+    def __str__(self) -> str:
+        what = f"event {self.position}" + (f" ({self.type})" if self.type else "")
+        return (f"{what}: {self.message}\n  expected: {self.expected}\n  found:    "
+                f"{self.found}")
+
+
+class SceneDice(msgspec.Struct, frozen=True, kw_only=True):
+    """What became of the dice of one commitment."""
+
+    scene: int
+    committed_at: int
+    commitment: str
+    #: Seats that added a seed (R-FAIR-2).
+    seats: tuple[int, ...]
+    closed_at: int | None
+    revealed_at: int | None
+    #: Dice rolled under this commitment, and how many of them the server derived.
+    rolls: int
+    derived: int
+    status: Literal["verified", "pending", "not derived", "superseded"]
+    note: str
+
+
+class Report(msgspec.Struct, frozen=True, kw_only=True):
+    campaign_id: UUID
+    #: No discrepancy: the chain holds, every commitment and every derived die checks.
+    ok: bool
+    events: int
+    #: The last event's position and chain: keep it to detect a later rewrite.
+    head_position: int
+    head: str
+    discrepancy: Discrepancy | None
+    scenes: tuple[SceneDice, ...]
+    #: Dice rolled outside any committed scene without derivation.
+    loose_rolls: int
+    #: Every die rolled was derived and recomputed from a revealed seed.
+    fair: bool
+    #: The campaigns these events were imported from: (source, events, head of its chain).
+    imported_from: tuple[tuple[UUID, int, str], ...] = ()
+
+    def summary(self) -> str:
+        """The report for people, one finding per line."""
+        lines = [f"campaign {self.campaign_id}: "
+                 + ("OK" if self.ok else "FAILED")
+                 + f" — {self.events} events, chain head {self.head_position}:{self.head}"]
+        if self.discrepancy is not None:
+            lines.append(f"  {self.discrepancy}".replace("\n", "\n  "))
+        for source, version, chain in self.imported_from:
+            lines.append(f"  events 1..{version} are campaign {source}'s, whose chain was "
+                         f"verified to end at {chain}")
+        for s in self.scenes:
+            lines.append(f"  scene {s.scene} (dice committed at event {s.committed_at}): "
+                         f"{s.status}: {s.note}")
+        if self.loose_rolls:
+            lines.append(f"  {self.loose_rolls} dice rolled outside any committed scene: not "
+                         "provably fair: dice were not derived")
+        if self.ok:
+            lines.append("  every die was derived and checked" if self.fair else
+                         "  not every die is proven fair (see above)")
+        return "\n".join(lines)
+
+
+class Entry(msgspec.Struct, frozen=True, kw_only=True):
+    """One event of a log as read (from a store or an export): the envelope decoded from it,
+    the canonical bytes of its stored JSON, and its chain; or why it cannot be read."""
+
+    position: int
+    record: Recorded[Any] | None
+    #: The stored JSON body (None if unreadable); its ``chain`` is left out of the hash.
+    body: dict[str, Any] | None = None
+    canonical: bytes = b""
+    chain: str = ""
+    topic: str = ""
+    problem: str = ""
+    type: str = ""
+
+
+def entry(mapper: Mapper[UUID], stored: StoredEvent, plain: bytes) -> Entry:
+    """The entry of a stored event whose JSON body (decrypted, decompressed) is ``plain``."""
+    position, kind = stored.originator_version, stored.topic.partition(":")[2]
+    try:
+        body = msgspec.json.decode(plain)
+        if not isinstance(body, dict):
+            raise ValueError("the body is not a JSON object")
+        record: Recorded[Any] = mapper.to_domain_event(stored)  # type: ignore[assignment]
+    except Exception as e:
+        return Entry(position=position, record=None, topic=stored.topic,
+                     problem=f"it cannot be decoded: {e}", type=kind)
+    problem = ""
+    if topic(type(record.event)) != stored.topic:
+        problem = f"its topic {stored.topic!r} is not its event's"
+    chain = body.get("chain")
+    return Entry(position=position, record=record, body=body,
+                 canonical=canonical(body, position),
+                 chain=chain if isinstance(chain, str) else "", topic=stored.topic,
+                 problem=problem, type=kind)
+
+
+class _Epoch:
+    """The dice of one commitment while walking the log."""
+
+    def __init__(self, event: DiceCommitted, position: int) -> None:
+        self.scene = event.scene
+        self.commitment = event.commitment
+        self.committed_at = position
+        self.seeds: dict[int, str] = {}
+        self.closed_at: int | None = None
+        #: (position, type, counter, value, campaign id the die was derived for)
+        self.derived: list[tuple[int, str, int, int, UUID]] = []
+        self.underived = 0
+
+    def report(self, status: Any, revealed_at: int | None, note: str) -> SceneDice:
+        return SceneDice(
+            scene=self.scene, committed_at=self.committed_at, commitment=self.commitment,
+            seats=tuple(sorted(self.seeds)), closed_at=self.closed_at, revealed_at=revealed_at,
+            rolls=len(self.derived) + self.underived, derived=len(self.derived), status=status,
+            note=note)
+
+
+class _Failed(Exception):
+    def __init__(self, discrepancy: Discrepancy) -> None:
+        self.discrepancy = discrepancy
+
+
+def _type(record: Recorded[Any]) -> str:
+    return type(record.event).__name__
+
+
+def _fail(record: Recorded[Any] | None, position: int, check: Check, message: str,
+          expected: object, found: object) -> _Failed:
+    return _Failed(Discrepancy(
+        position=position, type=_type(record) if record is not None else "", check=check,
+        expected=str(expected), found=str(found), message=message))
+
+
+class _Walk:
+    def __init__(self, campaign_id: UUID, imports: Sequence[ImportedFrom]) -> None:
+        self.campaign_id = campaign_id
+        self.previous = genesis(campaign_id)
+        #: Each import's source chain, re-derived over the events it copied.
+        self.sources = {i.source: genesis(i.source) for i in imports}
+        self.imports = sorted(imports, key=lambda i: i.version)
+        self.edition: Edition | None = None
+        self.epoch: _Epoch | None = None
+        self.scenes: list[SceneDice] = []
+        self.loose = 0
+        self.last_counter = 0
+        self.position = 0
+        self.last: Recorded[Any] | None = None
+        # Obligations of the command being walked (R-FAIR-1, R-FAIR-5).
+        self.command = 0
+        self.started: Recorded[Any] | None = None
+        self.ended: Recorded[Any] | None = None
+        self.committed = self.revealed = False
+
+    def dice_id(self, position: int) -> UUID:
+        """The campaign id a die at ``position`` was derived for: its import's source, if any."""
+        for imported in self.imports:
+            if position <= imported.version:
+                return imported.source
+        return self.campaign_id
+
+    def step(self, entry: Entry) -> None:
+        expected = self.position + 1
+        if entry.position != expected:
+            if entry.position > expected:
+                raise _Failed(Discrepancy(
+                    position=expected, type="", check="position",
+                    message=f"event {expected} is missing: the log goes from event "
+                    f"{expected - 1} to event {entry.position}",
+                    expected=str(expected), found=str(entry.position)))
+            raise _fail(entry.record, entry.position, "position",
+                        f"event {entry.position} appears again after event {self.position}",
+                        expected, entry.position)
+        record = entry.record
+        if record is None or entry.problem:
+            raise _Failed(Discrepancy(
+                position=entry.position, type=entry.type, check="stored",
+                message=f"the stored event was altered: {entry.problem}",
+                expected="an event as the server writes it", found="something else"))
+        self.position = entry.position
+        self._chain(entry, record)
+        self._obligations(record)
+        self._dice(record)
+        self.last = record
+
+    def _chain(self, entry: Entry, record: Recorded[Any]) -> None:
+        chained = link(self.previous, entry.canonical)
+        if entry.chain != chained.hex():
+            hint = (" (no chain: recorded before hash chains)" if not entry.chain else
+                    ": it or an event before it was altered, removed or moved")
+            raise _fail(record, entry.position, "chain",
+                        f"the hash chain does not match{hint}", chained.hex(),
+                        entry.chain or "(none)")
+        self.previous = chained
+        for imported in self.imports:
+            if entry.position <= imported.version:
+                self.sources[imported.source] = link(self.sources[imported.source],
+                                                     entry.canonical)
+
+    def _obligations(self, record: Recorded[Any]) -> None:
+        command = record.command or record.originator_version
+        if command != self.command:
+            self.finish_command()
+            self.command = command
+        if self.edition is None:
+            self.edition = edition_of(type(record.event))
+        event = record.event
+        if isinstance(event, RecordEvent):
+            return
+        if self.edition.starts_scene(event):
+            self.started = record
+        if self.edition.ends_scene(event):
+            self.ended = record
+
+    def finish_command(self) -> None:
+        if self.started is not None and not self.committed:
+            raise _fail(self.started, self.started.originator_version, "commitment",
+                        "a scene started without a commitment to its dice in the same command",
+                        "DiceCommitted in this command", "none")
+        if self.ended is not None and not self.revealed:
+            raise _fail(self.ended, self.ended.originator_version, "reveal",
+                        "a scene ended without its dice revealed in the same command",
+                        "DiceRevealed in this command", "none")
+        self.started = self.ended = None
+        self.committed = self.revealed = False
+
+    def _dice(self, record: Recorded[Any]) -> None:
+        event, position = record.event, record.originator_version
+        epoch = self.epoch
+        if isinstance(event, ImportedFrom):
+            self._imported(record, event)
+        elif isinstance(event, DiceCommitted):
+            if not HEX64.fullmatch(event.commitment):
+                raise _fail(record, position, "commitment", "a commitment is a SHA-256 in hex",
+                            "64 lowercase hex digits", event.commitment)
+            if epoch is not None:
+                imported = self.last is not None and isinstance(self.last.event, ImportedFrom)
+                if not imported:
+                    raise _fail(record, position, "commitment",
+                                f"new dice committed while those of scene {epoch.scene} "
+                                f"(committed at event {epoch.committed_at}) were never revealed",
+                                "DiceRevealed first", "DiceCommitted")
+                self.scenes.append(epoch.report(
+                    "superseded", None, "imported while the scene was played: its seed stayed "
+                    "with the source campaign"))
+            self.epoch = _Epoch(event, position)
+            self.committed = True
+        elif isinstance(event, SeatSeedAdded):
+            if epoch is None or epoch.closed_at is not None or event.seat in epoch.seeds:
+                state = ("no dice are committed to" if epoch is None else
+                         f"the seeds closed at event {epoch.closed_at}" if epoch.closed_at
+                         else f"seat {event.seat} added a seed already")
+                raise _fail(record, position, "seeds", f"a seed added when {state} (R-FAIR-2)",
+                            "open seeds, one per seat", state)
+            epoch.seeds[event.seat] = event.seed
+        elif isinstance(event, SeedsClosed):
+            if epoch is None or epoch.closed_at is not None or epoch.scene != event.scene:
+                raise _fail(record, position, "seeds", "seeds closed that were not open",
+                            f"open seeds of scene {epoch.scene}" if epoch else "open seeds",
+                            f"scene {event.scene}")
+            epoch.closed_at = position
+        elif isinstance(event, DiceRevealed):
+            self._revealed(record, event)
+        elif not isinstance(event, RecordEvent):
+            assert self.edition is not None
+            roll = self.edition.rolled(event)
+            if roll is not None:
+                self._rolled(record, *roll)
+
+    def _rolled(self, record: Recorded[Any], counter: int, value: int) -> None:
+        position, epoch = record.originator_version, self.epoch
+        if counter == 0:
+            if epoch is None:
+                self.loose += 1
+            else:
+                epoch.underived += 1
+            return
+        if counter <= self.last_counter:
+            raise _fail(record, position, "counter",
+                        "a roll counter is used once and only goes up (R-FAIR-4)",
+                        f"above {self.last_counter}", counter)
+        if epoch is None or epoch.closed_at is None:
+            raise _fail(record, position, "seeds",
+                        "a derived die was rolled before its scene's seeds closed (R-FAIR-3)",
+                        "SeedsClosed before the roll",
+                        "no commitment" if epoch is None else "seeds still open")
+        self.last_counter = counter
+        epoch.derived.append((position, _type(record), counter, value, self.dice_id(position)))
+
+    def _revealed(self, record: Recorded[Any], event: DiceRevealed) -> None:
+        position, epoch = record.originator_version, self.epoch
+        if epoch is None or epoch.scene != event.scene:
+            raise _fail(record, position, "reveal", "a seed revealed for dice never committed "
+                        "to", f"scene {epoch.scene}" if epoch else "no reveal",
+                        f"scene {event.scene}")
+        if not HEX64.fullmatch(event.seed):
+            raise _fail(record, position, "reveal", "a seed is 32 bytes in hex",
+                        "64 lowercase hex digits", event.seed)
+        seed = bytes.fromhex(event.seed)
+        hashed = hashlib.sha256(seed).hexdigest()
+        if hashed != epoch.commitment:
+            raise _fail(record, position, "commitment",
+                        f"the revealed seed is not the one committed to at event "
+                        f"{epoch.committed_at}: its SHA-256 differs", epoch.commitment, hashed)
+        seeds = tuple(epoch.seeds.items())
+        for at, kind, counter, value, dice_id in epoch.derived:
+            should = derive(seed, dice_id, epoch.scene, counter, seeds)
+            if should != value:
+                raise _Failed(Discrepancy(
+                    position=at, type=kind, check="die",
+                    message=f"roll {counter} of scene {epoch.scene} does not follow from the "
+                    f"seed revealed at event {position}",
+                    expected=str(should), found=str(value)))
+        derived = len(epoch.derived)
+        if epoch.underived:
+            status, note = "not derived", (
+                f"not provably fair: dice were not derived ({epoch.underived} of "
+                f"{epoch.underived + derived} rolls); the seed matches its commitment")
+        else:
+            status, note = "verified", (
+                f"{derived} dice recomputed from the seed revealed at event {position}, "
+                f"{len(seeds)} seat seed(s)")
+        self.scenes.append(epoch.report(status, position, note))
+        self.epoch = None
+        self.revealed = True
+
+    def _imported(self, record: Recorded[Any], event: ImportedFrom) -> None:
+        position = record.originator_version
+        if event.version != position - 1:
+            raise _fail(record, position, "import", "an import's record follows the events "
+                        "it copied", f"version {position - 1}", f"version {event.version}")
+        source_chain = self.sources[event.source].hex()
+        if source_chain != event.chain:
+            raise _fail(record, position, "import",
+                        f"the copied events do not re-derive campaign {event.source}'s chain",
+                        event.chain, source_chain)
+
+    def end(self) -> None:
+        self.finish_command()
+        if self.epoch is not None:
+            rolls = len(self.epoch.derived) + self.epoch.underived
+            self.scenes.append(self.epoch.report(
+                "pending", None, f"the scene is being played: its {rolls} dice so far are "
+                "checked when it ends and its seed is revealed"))
+            self.epoch = None
+
+
+def verify(campaign_id: UUID, log: Iterable[Entry], *,
+           heads: Iterable[tuple[int, str, str]] = ()) -> Report:
+    """Check ``log`` (every event of the campaign, in order) and report the first discrepancy.
+
+    ``heads``: known (position, chain, where it is known from) that must be in the log.
+    """
+    entries = list(log)
+    imports = [e.record.event for e in entries
+               if e.record is not None and isinstance(e.record.event, ImportedFrom)]
+    walk = _Walk(campaign_id, imports)
+    discrepancy: Discrepancy | None = None
+    try:
+        if not entries:
+            raise _Failed(Discrepancy(position=1, type="", check="position",
+                                      message="the log is empty", expected="events",
+                                      found="none"))
+        for entry in entries:
+            walk.step(entry)
+        walk.end()
+        chains = {e.position: e.chain for e in entries}
+        for position, chain, source in heads:
+            if position > walk.position:
+                raise _Failed(Discrepancy(
+                    position=position, type="", check="head",
+                    message=f"the log ends at event {walk.position}, but {source} knows "
+                    f"event {position}: events were removed from the end",
+                    expected=f"{position}:{chain}", found=f"{walk.position}:{walk.previous.hex()}"))
+            if chains.get(position) != chain:
+                raise _Failed(Discrepancy(
+                    position=position, type="", check="head",
+                    message=f"the chain at event {position} is not the one {source} knows: the "
+                    "log was rewritten", expected=chain, found=chains.get(position, "")))
+    except _Failed as failed:
+        discrepancy = failed.discrepancy
+    scenes = tuple(walk.scenes)
+    fair = (discrepancy is None and not walk.loose
+            and all(s.status in ("verified", "superseded") for s in scenes)
+            and not any(s.status == "superseded" and s.rolls for s in scenes))
+    return Report(
+        campaign_id=campaign_id, ok=discrepancy is None, events=walk.position,
+        head_position=walk.position, head=walk.previous.hex() if walk.position else "",
+        discrepancy=discrepancy, scenes=scenes, loose_rolls=walk.loose, fair=fair,
+        imported_from=tuple((i.source, i.version, i.chain) for i in imports))
+
+
+# -- reading a store ---------------------------------------------------------------------------
+
+
+def stored_log(mapper: Mapper[UUID], stored: Iterable[StoredEvent]) -> Iterator[Entry]:
+    """The entries of a campaign's stored events, read from their bytes (no cache)."""
+    for item in stored:
+        try:
+            plain = item.state
+            if mapper.cipher:
+                plain = mapper.cipher.decrypt(plain)
+            if mapper.compressor:
+                plain = mapper.compressor.decompress(plain)
+        except Exception as e:
+            yield Entry(position=item.originator_version, record=None, topic=item.topic,
+                        problem=f"it cannot be decrypted or decompressed: {e}",
+                        type=item.topic.partition(":")[2])
+            continue
+        yield entry(mapper, item, plain)
+
+
+def verify_stored(app: Campaigns, campaign_id: UUID,
+                  heads: Iterable[tuple[int, str, str]] = ()) -> Report:
+    """Verify a campaign of ``app``'s store from its stored bytes (not through any cache).
+
+    The store's latest snapshot of the campaign, if it has a chain head, is a known head: cutting
+    events off the end of the log is found while the snapshot is there.
+    """
+    known = list(heads)
+    if app.snapshots is not None:
+        try:
+            latest = list(app.snapshots.get(campaign_id, desc=True, limit=1))
+        except Exception:  # an unreadable snapshot is only a cache: ignored, like on loading
+            latest = []
+        for snapshot in latest:
+            chain = getattr(snapshot, "chain", "")
+            if chain:
+                known.append((snapshot.originator_version, chain, "the store's latest snapshot"))
+    return verify(campaign_id, stored_entries(app, campaign_id), heads=known)
+
+
+def stored_entries(app: Campaigns, campaign_id: UUID) -> list[Entry]:
+    """Every event of a campaign as stored in ``app``'s store, oldest first."""
+    return list(stored_log(app.mapper, app.recorder.select_events(campaign_id)))
+
+
+def stored_campaign_ids(app: Campaigns) -> list[UUID]:
+    """Every campaign in ``app``'s store, oldest first: each stream that has a first event."""
+    ids: list[UUID] = []
+    start = 0
+    while True:
+        page = app.recorder.select_notifications(start, limit=500, inclusive_of_start=False)
+        for notification in page:
+            if notification.originator_version == 1:
+                found = notification.originator_id
+                ids.append(found if isinstance(found, UUID) else UUID(str(found)))
+        if len(page) < 500:
+            return ids
+        start = page[-1].id

@@ -1,0 +1,162 @@
+"""``capes`` subcommands that audit campaigns (R-FAIR-6, R-FAIR-7), on the configured store.
+
+- ``capes verify [CAMPAIGN] [--head N:HASH] [--strict] [--json]``: check a campaign's hash chain,
+  commitments and dice, or every campaign of the store; ``capes verify --file EXPORT`` checks an
+  export file without importing it. Exit status 0 only when everything holds (with
+  ``--strict``, also only when every die was derived and checked); 1 otherwise.
+- ``capes export CAMPAIGN --format ndjson|parquet [--output FILE]``: every event of the log.
+- ``capes import FILE``: verify an export, then store it under a new campaign id, printing the
+  new id and fresh tokens for its owner and seats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import msgspec
+
+from .application import Campaigns, open_campaigns
+from .audit import Report, stored_campaign_ids, stored_entries, verify, verify_stored
+from .credentials import Keyring
+from .errors import CampaignNotFound
+from .transfer import FORMATS, ExportError, export, read
+
+
+def _campaign(text: str) -> UUID:
+    try:
+        return UUID(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a campaign id: {text!r}") from None
+
+
+def _head(text: str) -> tuple[int, str, str]:
+    position, _, chain = text.partition(":")
+    if not position.isdigit() or len(chain) != 64:
+        raise argparse.ArgumentTypeError(f"a head is POSITION:CHAIN (64 hex digits), not {text!r}")
+    return int(position), chain.lower(), "--head"
+
+
+def _show(report: Report, args: argparse.Namespace) -> bool:
+    passed = report.ok and (report.fair or not args.strict)
+    if args.json:
+        print(msgspec.json.encode(report).decode())
+    else:
+        print(report.summary())
+        if report.ok and not passed:
+            print("  --strict: FAILED, not every die is proven fair")
+    return passed
+
+
+def _verify(args: argparse.Namespace) -> int:
+    if args.file is not None:
+        try:
+            source, log = read(args.file)
+        except (ExportError, OSError) as e:
+            print(f"cannot read {args.file}: {e}", file=sys.stderr)
+            return 1
+        return 0 if _show(verify(source, log, heads=args.head), args) else 1
+    app = open_campaigns()
+    try:
+        ids = [args.campaign] if args.campaign is not None else stored_campaign_ids(app)
+        if not ids:
+            print("no campaign in the store")
+            return 0
+        passed = True
+        if args.campaign is not None and not app.recorder.select_events(args.campaign, limit=1):
+            print(f"no campaign {args.campaign} in the store", file=sys.stderr)
+            return 1
+        for campaign_id in ids:
+            passed = _show(verify_stored(app, campaign_id, args.head), args) and passed
+        return 0 if passed else 1
+    finally:
+        app.close()
+
+
+def _export(args: argparse.Namespace) -> int:
+    app = open_campaigns()
+    try:
+        campaign = app.get(args.campaign)
+        log = stored_entries(app, args.campaign)
+        data = export(args.campaign, log, campaign.record, args.format)
+    except CampaignNotFound:
+        print(f"no campaign {args.campaign} in the store", file=sys.stderr)
+        return 1
+    finally:
+        app.close()
+    if args.output is None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        args.output.write_bytes(data)
+        print(f"exported {len(log)} events of campaign {args.campaign} to {args.output}",
+              file=sys.stderr)
+    return 0
+
+
+def import_file(app: Campaigns, path: Path) -> tuple[Report, UUID | None]:
+    """Verify the export at ``path`` and, only if it holds, store it under a new id."""
+    source, log = read(path)
+    report = verify(source, log)
+    if not report.ok:
+        return report, None
+    return report, app.import_log(source, log).campaign_id
+
+
+def _import(args: argparse.Namespace) -> int:
+    app = open_campaigns()
+    try:
+        try:
+            report, campaign_id = import_file(app, args.file)
+        except (ExportError, OSError) as e:
+            print(f"cannot import {args.file}: {e}", file=sys.stderr)
+            return 1
+        print(report.summary())
+        if campaign_id is None:
+            print("nothing was imported: the export does not verify", file=sys.stderr)
+            return 1
+        keyring = Keyring(dict(app.env))
+        try:
+            owner = keyring.open_campaign(campaign_id)
+            seats = [(p.seat, p.name, keyring.issue(campaign_id, p.seat))
+                     for p in app.state(campaign_id).players]
+        finally:
+            keyring.close()
+        print(f"\nimported as campaign {campaign_id} ({app.get(campaign_id).version} events)")
+        print("tokens (shown once):")
+        print(f"  owner: {owner}")
+        for seat, name, token in seats:
+            print(f"  seat {seat} ({name}): {token}")
+        return 0
+    finally:
+        app.close()
+
+
+def register(commands: Any) -> None:
+    """Add ``verify``, ``export`` and ``import`` to ``capes``."""
+    check = commands.add_parser(
+        "verify", help="check campaigns' hash chains, dice commitments and dice")
+    check.add_argument("campaign", type=_campaign, nargs="?",
+                       help="the campaign (default: every campaign in the store)")
+    check.add_argument("--file", type=Path, help="verify an export file instead of the store")
+    check.add_argument("--head", type=_head, action="append", default=[],
+                       metavar="POSITION:CHAIN", help="a chain known from earlier (a player's "
+                       "last seen event): the log must still contain it")
+    check.add_argument("--strict", action="store_true",
+                       help="also fail unless every die was derived and checked")
+    check.add_argument("--json", action="store_true", help="print each report as JSON")
+    check.set_defaults(run=_verify)
+
+    out = commands.add_parser("export", help="write a campaign's whole log, chain included")
+    out.add_argument("campaign", type=_campaign)
+    out.add_argument("--format", choices=FORMATS, default="ndjson")
+    out.add_argument("--output", "-o", type=Path, help="the file (default: standard output)")
+    out.set_defaults(run=_export)
+
+    into = commands.add_parser("import", help="verify an export and store it as a new campaign")
+    into.add_argument("file", type=Path)
+    into.set_defaults(run=_import)
