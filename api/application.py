@@ -426,6 +426,7 @@ class Campaigns(Application[UUID]):
                     seat=seat,
                     narration=narration if n == 1 else "",
                     command=start + 1,
+                    schema=cast("MsgspecMapper", self.mapper).current_schema(topic(type(event))),
                     event=event,
                 )
                 for n, event in enumerate(more, start=number)

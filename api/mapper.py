@@ -88,6 +88,8 @@ class MsgspecMapper(Mapper[UUID]):
         self._encoder = msgspec.json.Encoder()
         self._topics: dict[type[Any], str] = {}
         self._decoders: dict[str, Callable[[bytes], Any]] = {}
+        self._body_types: dict[str, Any] = {}
+        self._schemas: dict[str, int] = {}
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         """Encode an envelope or a snapshot (TypeError for anything else)."""
@@ -99,7 +101,8 @@ class MsgspecMapper(Mapper[UUID]):
                 timestamp=domain_event.timestamp,
                 seat=domain_event.seat,
                 narration=domain_event.narration,
-                schema=domain_event.schema,
+                # Written in the current shape of its type, whatever the envelope says.
+                schema=self.current_schema(stored_topic),
                 command=domain_event.command,
                 event=domain_event.event,
                 chain=domain_event.chain,
@@ -139,7 +142,14 @@ class MsgspecMapper(Mapper[UUID]):
                 data = self.cipher.decrypt(data)
             if self.compressor:
                 data = self.compressor.decompress(data)
-            body = decode(data)
+            try:
+                body = decode(data)
+            except msgspec.ValidationError:
+                if stored_topic.startswith(SNAPSHOT_TOPIC_PREFIX):
+                    raise
+                body = self._upcast(stored_topic, data)  # an older shape, perhaps
+            if isinstance(body, _Body) and body.schema < self.current_schema(stored_topic):
+                body = self._upcast(stored_topic, data)
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as e:
             error = (
                 SnapshotDecodeError
@@ -197,5 +207,29 @@ class MsgspecMapper(Mapper[UUID]):
                 body_type = body_type[by_name[class_name]]
         except KeyError as e:
             raise MapperDeserialisationError(f"unknown topic {stored_topic!r}: {e}") from None
+        self._body_types[stored_topic] = body_type
+        if not stored_topic.startswith(SNAPSHOT_TOPIC_PREFIX):
+            family, _, class_name = stored_topic.partition(":")
+            self._schemas[stored_topic] = (
+                1 if family == RECORD else get_edition(family).schema_version(by_name[class_name])
+            )
         decode = self._decoders[stored_topic] = msgspec.json.Decoder(body_type).decode
         return decode
+
+    def current_schema(self, stored_topic: str) -> int:
+        """The schema version events of this topic are written with now."""
+        if stored_topic not in self._schemas:
+            self._decoder_for(stored_topic)
+        return self._schemas[stored_topic]
+
+    def _upcast(self, stored_topic: str, data: bytes) -> Any:
+        """Decode an event stored in an older shape, upcast to the current one (see
+        ``domain.capes.upcasts``)."""
+        raw = msgspec.json.decode(data)
+        current = self.current_schema(stored_topic)
+        family, _, class_name = stored_topic.partition(":")
+        schema = int(raw.get("schema", 1))
+        if schema < current and family != RECORD:
+            raw["event"] = get_edition(family).upcast(class_name, schema, raw["event"])
+        raw["schema"] = current
+        return msgspec.convert(raw, self._body_types[stored_topic])

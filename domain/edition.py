@@ -55,6 +55,12 @@ class Edition(Protocol):
     def fork_event(self, state: Any, name: str) -> Any:
         """The first event of a campaign forked from ``state`` (R-REC-6)."""
 
+    def schema_version(self, event_type: type[Any]) -> int:
+        """The current schema version of an event type (stored with each event)."""
+
+    def upcast(self, type_name: str, schema: int, payload: dict[str, Any]) -> dict[str, Any]:
+        """An event's stored payload of version ``schema``, in the current shape."""
+
 
 def fold(edition: Edition, events: Sequence[Any], state: Any = None) -> Any:
     """Replay ``events`` from ``state`` (or the initial state)."""

@@ -21,6 +21,7 @@ from . import (  # noqa: F401 - importing registers the handlers
     staking,
     table,
     turns,
+    upcasts,
 )
 from .commands import COMMAND_TYPES, Command
 from .decider import decide, evolve, with_dice
@@ -78,6 +79,12 @@ class CapesEdition:
 
     def fork_event(self, state: CampaignState, name: str) -> Event:
         return CampaignForked(name=name, state=state)
+
+    def schema_version(self, event_type: type[Any]) -> int:
+        return upcasts.schema_version(event_type)
+
+    def upcast(self, type_name: str, schema: int, payload: dict[str, Any]) -> dict[str, Any]:
+        return upcasts.upcast(type_name, schema, payload)
 
 
 EDITION = CapesEdition()
