@@ -12,10 +12,9 @@ from .decider import apply, handle
 from .events import Event, InspirationMade, InspirationRaised, InspirationSpent
 from .model import CampaignState, Inspiration
 from .pages import set_die
-from .rolls import use_ability
+from .rolls import require_turn_to_act, use_ability
 from .staking import require_between
 from .table import character, conflict, require_seat, with_player
-from .turns import require_turn
 
 replace = msgspec.structs.replace
 
@@ -32,11 +31,7 @@ def _inspiration(state: CampaignState, seat: int, inspiration_id: int) -> Inspir
 @handle.register
 def _raise(command: RaiseInspiration, state: CampaignState) -> Iterable[Event]:
     require_seat(state, command)
-    turn = require_turn(state, command.seat)
-    if turn.acted:
-        raise RuleViolation(
-            "R-TURN-1", "this turn has used its Ability or created its Conflict already"
-        )
+    turn = require_turn_to_act(state, command.seat)
     if turn.promised:
         raise RuleViolation(
             "R-STAKE-2",

@@ -29,7 +29,7 @@ from .events import (
     RollAccepted,
     RollRejected,
 )
-from .model import Ability, CampaignState, Character, PendingRoll, ReactionWindow, Turn
+from .model import Ability, CampaignState, Character, Die, PendingRoll, ReactionWindow, Turn
 from .pages import set_die
 from .scenes import require_page
 from .table import character, conflict, require_seat, with_character
@@ -85,19 +85,37 @@ def use_ability(
     return ability, events
 
 
-def _require_roll_value(value: int) -> None:
-    if not 1 <= value <= 6:
+def _roll_event(
+    conflict_id: int, die: Die, ability: Ability, rule: str, command: RollDie | React,
+    character_id: int, reaction: bool,
+) -> DieRolled:
+    """The roll of ``die`` with ``ability``: rated at least the die (R-ABIL-2 for an action,
+    R-REACT-1 for a reaction), with a value drawn by the server (R-ROLL-1)."""
+    if ability.rating < die.value:
+        raise RuleViolation(
+            rule, f"{ability.name} (rating {ability.rating}) cannot roll a die showing {die.value}"
+        )
+    if not 1 <= command.value <= 6:
         raise RuleViolation("R-ROLL-1", "every die is a fair 1-6 drawn by the server")
+    return DieRolled(conflict=conflict_id, die=die.id, before=die.value, rolled=command.value,
+                     character=character_id, seat=command.seat, reaction=reaction,
+                     draw=command.draw)
+
+
+def require_turn_to_act(state: CampaignState, seat: int) -> Turn:
+    """R-TURN-1: the seat's turn, which has not yet used its Ability or created its Conflict."""
+    turn = require_turn(state, seat)
+    if turn.acted:
+        raise RuleViolation(
+            "R-TURN-1", "this turn has used its Ability or created its Conflict already"
+        )
+    return turn
 
 
 @handle.register
 def _roll(command: RollDie, state: CampaignState) -> Iterable[Event]:
     require_seat(state, command)
-    turn = require_turn(state, command.seat)
-    if turn.acted:
-        raise RuleViolation(
-            "R-TURN-1", "this turn has used its Ability or created its Conflict already"
-        )
+    turn = require_turn_to_act(state, command.seat)
     c = conflict(state, command.conflict)
     found = c.die(command.die)
     if found is None:
@@ -110,24 +128,7 @@ def _roll(command: RollDie, state: CampaignState) -> Iterable[Event]:
         )
     who = character(state, turn.character)
     ability, events = use_ability(state, who, command.ability, command.drive, reaction=False)
-    _, die = found
-    if ability.rating < die.value:
-        raise RuleViolation(
-            "R-ABIL-2",
-            f"{ability.name} (rating {ability.rating}) cannot roll a die showing {die.value}",
-        )
-    _require_roll_value(command.value)
-    events.append(
-        DieRolled(
-            conflict=c.id,
-            die=die.id,
-            before=die.value,
-            rolled=command.value,
-            character=who.id,
-            seat=command.seat,
-            draw=command.draw,
-        )
-    )
+    events.append(_roll_event(c.id, found[1], ability, "R-ABIL-2", command, who.id, False))
     return events
 
 
@@ -264,25 +265,8 @@ def _react(command: React, state: CampaignState) -> Iterable[Event]:
     ability, events = use_ability(state, who, command.ability, command.drive, reaction=True)
     found = state.conflicts[window.conflict].die(window.die)
     assert found is not None
-    die = found[1]
-    if ability.rating < die.value:
-        raise RuleViolation(
-            "R-REACT-1",
-            f"a Reaction needs an ability rated at least "
-            f"{die.value}; {ability.name} is {ability.rating}",
-        )
-    _require_roll_value(command.value)
     events.append(
-        DieRolled(
-            conflict=window.conflict,
-            die=die.id,
-            before=die.value,
-            rolled=command.value,
-            character=who.id,
-            seat=command.seat,
-            reaction=True,
-            draw=command.draw,
-        )
+        _roll_event(window.conflict, found[1], ability, "R-REACT-1", command, who.id, True)
     )
     return events
 
