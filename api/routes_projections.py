@@ -52,8 +52,11 @@ from .web import (
 READ_PROBLEMS = problems.responses(400, 401, 404, 429, 503)
 Timeout = Annotated[
     float,
-    QueryParameter(ge=0, le=10, description="Seconds to wait for the read model to catch up "
-                   "with `position` (503 past it)"),
+    QueryParameter(
+        ge=0,
+        le=10,
+        description="Seconds to wait for the read model to catch up with `position` (503 past it)",
+    ),
 ]
 
 
@@ -75,16 +78,14 @@ def _models(read_models: ReadModels | None) -> ReadModels:
     return read_models
 
 
-def _caught_up(read_models: ReadModels, name: str, position: int | None,
-               timeout: float) -> None:
+def _caught_up(read_models: ReadModels, name: str, position: int | None, timeout: float) -> None:
     """Wait until read model ``name`` includes ``position``; 400 for a position that is not
     the store's, 503 when it is late."""
     if read_models.wait(position, [name], timeout):
         return
     head = read_models.runner.head()
     if position is not None and position > head:
-        raise ValidationException(f"position {position} is beyond the store's last event "
-                                  f"({head})")
+        raise ValidationException(f"position {position} is beyond the store's last event ({head})")
     raise ServiceUnavailableException(
         f"the {name} read model has not caught up with position "
         f"{head if position is None else position} yet; retry shortly",
@@ -92,16 +93,24 @@ def _caught_up(read_models: ReadModels, name: str, position: int | None,
     )
 
 
-@get("/campaigns/{campaign_id:uuid}/timeline", summary="The log with reverts marked",
-     tags=["read models"], responses=READ_PROBLEMS)
+@get(
+    "/campaigns/{campaign_id:uuid}/timeline",
+    summary="The log with reverts marked",
+    tags=["read models"],
+    responses=READ_PROBLEMS,
+)
 async def get_timeline(
     campaign_id: FromPath[UUID],
     actor: ActorDep,
     services: ServicesDep,
-    after: Annotated[int, QueryParameter(ge=0, description="Events after this position")] = 0,
+    after: Annotated[
+        int, QueryParameter(ge=0, le=2**62, description="Events after this position")
+    ] = 0,
     limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
-    reverted: Annotated[bool | None, QueryParameter(
-        description="true: only reverted events; false: only those in effect")] = None,
+    reverted: Annotated[
+        bool | None,
+        QueryParameter(description="true: only reverted events; false: only those in effect"),
+    ] = None,
     position: ReadPosition = None,
     timeout: Timeout = 2.0,
 ) -> TimelinePage:
@@ -117,12 +126,14 @@ async def get_timeline(
         return entries
 
     entries = await in_thread(read)
-    return TimelinePage(entries=tuple(entries),
-                        next_after=entries[-1].position if len(entries) == limit else None)
+    return TimelinePage(
+        entries=tuple(entries), next_after=entries[-1].position if len(entries) == limit else None
+    )
 
 
-def _campaign_analytics(services: Any, campaign_id: UUID, position: int | None,
-                        timeout: float) -> Analytics:
+def _campaign_analytics(
+    services: Any, campaign_id: UUID, position: int | None, timeout: float
+) -> Analytics:
     models = _models(services.read_models)
     _caught_up(models, "analytics", position, timeout)
     found = models.analytics.analytics(campaign_id)
@@ -132,8 +143,12 @@ def _campaign_analytics(services: Any, campaign_id: UUID, position: int | None,
     return found
 
 
-@get("/campaigns/{campaign_id:uuid}/analytics", summary="The campaign's analytics",
-     tags=["read models"], responses=READ_PROBLEMS)
+@get(
+    "/campaigns/{campaign_id:uuid}/analytics",
+    summary="The campaign's analytics",
+    tags=["read models"],
+    responses=READ_PROBLEMS,
+)
 async def get_campaign_analytics(
     campaign_id: FromPath[UUID],
     actor: ActorDep,
@@ -146,18 +161,23 @@ async def get_campaign_analytics(
     return await in_thread(_campaign_analytics, services, campaign_id, position, timeout)
 
 
-@get([f"/campaigns/{{campaign_id:uuid}}/analytics/{name}.png" for name in CHARTS],
-     summary="A chart of the campaign's analytics (PNG)", tags=["read models"],
-     dependencies={"actor": Provide(lambda: None, sync_to_thread=False)},
-     media_type="image/png", responses=READ_PROBLEMS)
+@get(
+    [f"/campaigns/{{campaign_id:uuid}}/analytics/{name}.png" for name in CHARTS],
+    summary="A chart of the campaign's analytics (PNG)",
+    tags=["read models"],
+    dependencies={"actor": Provide(lambda: None, sync_to_thread=False)},
+    media_type="image/png",
+    responses=READ_PROBLEMS,
+)
 async def get_chart(
     campaign_id: FromPath[UUID],
     request: Request[Any, Any, Any],
     services: ServicesDep,
     position: ReadPosition = None,
     timeout: Timeout = 2.0,
-    token: Annotated[str | None, QueryParameter(
-        description="The bearer token, for <img> tags")] = None,
+    token: Annotated[
+        str | None, QueryParameter(description="The bearer token, for <img> tags")
+    ] = None,
 ) -> Response[bytes]:
     """``dice``, ``tokens``, ``debt``, ``conflicts``, ``abilities`` or ``pace``."""
     await authenticate(request, campaign_id, services, query=True)
@@ -166,12 +186,19 @@ async def get_chart(
     def draw() -> bytes:
         return chart(_campaign_analytics(services, campaign_id, position, timeout), name)
 
-    return Response(await in_thread(draw), media_type="image/png",
-                    headers={"Cache-Control": "private, max-age=5"})
+    return Response(
+        await in_thread(draw),
+        media_type="image/png",
+        headers={"Cache-Control": "private, max-age=5"},
+    )
 
 
-@get("/analytics", summary="Analytics across every campaign (aggregate figures)",
-     tags=["read models"], responses=problems.responses(400, 429, 503))
+@get(
+    "/analytics",
+    summary="Analytics across every campaign (aggregate figures)",
+    tags=["read models"],
+    responses=problems.responses(400, 429, 503),
+)
 async def get_analytics(
     services: ServicesDep,
     position: ReadPosition = None,
@@ -188,17 +215,27 @@ async def get_analytics(
     return await in_thread(figures)
 
 
-@get("/campaigns", summary="The campaign directory (host only)", tags=["read models"],
-     responses=problems.responses(400, 401, 403, 429, 503))
+@get(
+    "/campaigns",
+    summary="The campaign directory (host only)",
+    tags=["read models"],
+    responses=problems.responses(400, 401, 403, 429, 503),
+)
 async def list_campaigns(
     request: Request[Any, Any, Any],
     services: ServicesDep,
-    q: Annotated[str, QueryParameter(max_length=80, description="Part of the campaign's name "
-                                     "or of a player's name (any case)")] = "",
-    closed: Annotated[bool | None, QueryParameter(description="Only closed (true) or open "
-                                                  "(false) campaigns")] = None,
+    q: Annotated[
+        str,
+        QueryParameter(
+            max_length=80,
+            description="Part of the campaign's name or of a player's name (any case)",
+        ),
+    ] = "",
+    closed: Annotated[
+        bool | None, QueryParameter(description="Only closed (true) or open (false) campaigns")
+    ] = None,
     limit: Annotated[int, QueryParameter(ge=1, le=500)] = 50,
-    offset: Annotated[int, QueryParameter(ge=0)] = 0,
+    offset: Annotated[int, QueryParameter(ge=0, le=2**62)] = 0,
     position: ReadPosition = None,
     timeout: Timeout = 2.0,
 ) -> Directory:
@@ -217,9 +254,15 @@ async def list_campaigns(
         return models.directory.search(q, closed=closed, limit=limit, offset=offset)
 
     found = await in_thread(search)
-    return Directory(campaigns=tuple(found),
-                     next_offset=offset + len(found) if len(found) == limit else None)
+    return Directory(
+        campaigns=tuple(found), next_offset=offset + len(found) if len(found) == limit else None
+    )
 
 
-HANDLERS: list[Any] = [get_timeline, get_campaign_analytics, get_chart, get_analytics,
-                       list_campaigns]
+HANDLERS: list[Any] = [
+    get_timeline,
+    get_campaign_analytics,
+    get_chart,
+    get_analytics,
+    list_campaigns,
+]

@@ -92,7 +92,9 @@ async def preview_dispute(
     campaign_id: FromPath[UUID],
     actor: ActorDep,
     services: ServicesDep,
-    position: Annotated[int, QueryParameter(ge=1, description="Any event of the disputed move")],
+    position: Annotated[
+        int, QueryParameter(ge=1, le=2**62, description="Any event of the disputed move")
+    ],
 ) -> Preview:
     app = services.campaigns
     campaign = await in_thread(app.get, campaign_id)
@@ -231,8 +233,8 @@ async def get_diff(
     campaign_id: FromPath[UUID],
     actor: ActorDep,
     services: ServicesDep,
-    from_version: Annotated[int, QueryParameter(name="from", ge=1)],
-    to_version: Annotated[int | None, QueryParameter(name="to", ge=1)] = None,
+    from_version: Annotated[int, QueryParameter(name="from", ge=1, le=2**62)],
+    to_version: Annotated[int | None, QueryParameter(name="to", ge=1, le=2**62)] = None,
 ) -> Diff:
     """Per player (tokens, inspirations, debt) and per conflict (sides, dice, allies)."""
     before = await in_thread(services.campaigns.state, campaign_id, from_version)

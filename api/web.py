@@ -82,18 +82,28 @@ MAX_BODY = 64 * 1024
 QUERY_PROBLEMS = problems.responses(400, 401, 404, 429)
 Version = Annotated[
     int | None,
-    QueryParameter(ge=1, description="Look at the campaign as it was after this many events"),
+    QueryParameter(
+        ge=1, le=2**62, description="Look at the campaign as it was after this many events"
+    ),
 ]
 ReadPosition = Annotated[
     int | None,
-    QueryParameter(ge=0, description="Answer once the read model includes this store position "
-                   "(a command's `position`: read-your-writes); 0: as it is. Default: the "
-                   "store's last position when the query arrives"),
+    QueryParameter(
+        ge=0,
+        le=2**62,
+        description="Answer once the read model includes this store position "
+        "(a command's `position`: read-your-writes); 0: as it is. Default: the "
+        "store's last position when the query arrives",
+    ),
 ]
 ReadTimeout = Annotated[
     float,
-    QueryParameter(ge=0, le=10, description="Seconds to wait for the read model to catch up "
-                   "with `position`; past it the board and ledgers are replayed instead"),
+    QueryParameter(
+        ge=0,
+        le=10,
+        description="Seconds to wait for the read model to catch up "
+        "with `position`; past it the board and ledgers are replayed instead",
+    ),
 ]
 At = Annotated[
     datetime | None,
@@ -236,8 +246,11 @@ async def _apply(
     )
     if outcome.events:
         await _announce(services, campaign_id)
-    return Applied(version=outcome.version, events=tuple(event_out(r) for r in outcome.events),
-                   position=outcome.position)
+    return Applied(
+        version=outcome.version,
+        events=tuple(event_out(r) for r in outcome.events),
+        position=outcome.position,
+    )
 
 
 @post(
@@ -429,7 +442,9 @@ async def get_events(
     campaign_id: FromPath[UUID],
     actor: ActorDep,
     services: ServicesDep,
-    after: Annotated[int, QueryParameter(ge=0, description="Events after this position")] = 0,
+    after: Annotated[
+        int, QueryParameter(ge=0, le=2**62, description="Events after this position")
+    ] = 0,
     limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
 ) -> EventsPage:
     records = await in_thread(services.campaigns.history, campaign_id, after, limit)
@@ -453,7 +468,7 @@ async def stream_events(
     request: Request[Any, Any, Any],
     services: ServicesDep,
     after: Annotated[
-        int | None, QueryParameter(ge=0, description="Resume after this position")
+        int | None, QueryParameter(ge=0, le=2**62, description="Resume after this position")
     ] = None,
     token: Annotated[
         str | None, QueryParameter(description="The bearer token, for browsers")
@@ -572,9 +587,13 @@ def create_app(
         keyring = Keyring(dict(campaigns.env))
     plugin = ChannelsPlugin(backend=channels_backend(environ), arbitrary_channels_allowed=True)
     read_models = open_read_models(campaigns, environ=environ)
-    services = Services(campaigns=campaigns, keyring=keyring, channels=plugin,
-                        read_models=read_models,
-                        host_key=environ.get("CAPES_HOST_KEY", "").strip())
+    services = Services(
+        campaigns=campaigns,
+        keyring=keyring,
+        channels=plugin,
+        read_models=read_models,
+        host_key=environ.get("CAPES_HOST_KEY", "").strip(),
+    )
     if rate_limit is None:
         rate_limit = int(environ.get("CAPES_RATE_LIMIT", "50") or 0)
     middleware = []
