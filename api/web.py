@@ -322,6 +322,20 @@ async def _state(
     return state
 
 
+async def _view(
+    services: Services, campaign_id: UUID, version: int | None, at: datetime | None,
+    position: int | None, timeout: float, read_model: str, render: Callable[[Any], T],
+) -> T:
+    """Now: from a read model, once it has caught up with ``position``; in the past, or when
+    the read model lags past ``timeout``: rendered from the replayed state."""
+    if version is None and at is None and services.read_models is not None:
+        found = await in_thread(getattr(services.read_models, read_model), campaign_id,
+                                position, timeout)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+    return render(await _state(services, campaign_id, version, at))
+
+
 @get(
     "/campaigns/{campaign_id:uuid}",
     summary="The campaign",
@@ -365,11 +379,7 @@ async def get_board(
 
     Now: from the board read model (see ``position``); at a ``version`` or time: replayed.
     """
-    if version is None and at is None and services.read_models is not None:
-        found = await in_thread(services.read_models.board_of, campaign_id, position, timeout)
-        if found is not None:
-            return found
-    return board(await _state(services, campaign_id, version, at))
+    return await _view(services, campaign_id, version, at, position, timeout, "board_of", board)
 
 
 @get(
@@ -391,11 +401,9 @@ async def get_ledgers(
 
     Now: from the ledgers read model (see ``position``); at a ``version`` or time: replayed.
     """
-    if version is None and at is None and services.read_models is not None:
-        found = await in_thread(services.read_models.ledgers_of, campaign_id, position, timeout)
-        if found is not None:
-            return found
-    return ledgers(await _state(services, campaign_id, version, at))
+    return await _view(
+        services, campaign_id, version, at, position, timeout, "ledgers_of", ledgers
+    )
 
 
 @get(
