@@ -108,6 +108,12 @@ class Keyring(Application[UUID]):
             self._cache[campaign_id] = keys
             return token
 
+    def cached(self, campaign_id: UUID, token: str) -> Actor | None:
+        """Who ``token`` is, from the keys in memory only (no store read), or None."""
+        keys = self._cache.get(campaign_id)
+        seat = keys.match(token) if keys is not None else None
+        return None if seat is None else Actor(seat=None if seat == OWNER else seat)
+
     def authenticate(self, campaign_id: UUID, token: str) -> Actor | None:
         """Who ``token`` is for this campaign, or None."""
         keys = self._cache.get(campaign_id)
