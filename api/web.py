@@ -16,9 +16,11 @@ The eventsourcing application is synchronous, so handlers run it in a worker thr
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import os
 from collections.abc import AsyncGenerator, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, TypeVar
@@ -129,7 +131,20 @@ ActorDep = NamedDependency[Actor]
 
 
 async def in_thread(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run blocking store reads in a worker thread (they may wait for a read model)."""
     return await anyio.to_thread.run_sync(lambda: func(*args, **kwargs))
+
+
+#: Commands run one at a time, on one thread of their own: the store takes one writer at a
+#: time anyway, and threads racing for its connection pool only add contention (measured).
+_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="capes-commands")
+
+
+async def in_writer(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a command (blocking store work that writes) on the writer thread."""
+    return await asyncio.get_running_loop().run_in_executor(
+        _writer, lambda: func(*args, **kwargs)
+    )
 
 
 def channel(campaign_id: UUID) -> str:
@@ -192,13 +207,13 @@ def seat_of(actor: ActorDep) -> int:
 async def open_campaign(data: JSONBody[NewCampaign], services: ServicesDep) -> CampaignOpened:
     """A new campaign; the response's ``owner_token`` is shown once."""
     campaign_id = uuid4()
-    token = await in_thread(services.keyring.open_campaign, campaign_id)
+    token = await in_writer(services.keyring.open_campaign, campaign_id)
     command = c.CreateCampaign(
         name=data.name, starting_tokens=data.starting_tokens, edition=data.edition
     )
-    outcome = await in_thread(services.campaigns.create, command, campaign_id=campaign_id)
+    outcome = await in_writer(services.campaigns.create, command, campaign_id=campaign_id)
     if data.options is not None:
-        outcome = await in_thread(
+        outcome = await in_writer(
             services.campaigns.execute, campaign_id, SetTableOptions(options=data.options)
         )
     return CampaignOpened(campaign_id=campaign_id, owner_token=token, version=outcome.version)
@@ -218,9 +233,9 @@ async def take_seat(
 
     The campaign id is the invitation: whoever has it may join.
     """
-    outcome = await in_thread(services.campaigns.execute, campaign_id, c.SeatPlayer(name=data.name))
+    outcome = await in_writer(services.campaigns.execute, campaign_id, c.SeatPlayer(name=data.name))
     seat = len(outcome.state.players)
-    token = await in_thread(services.keyring.issue, campaign_id, seat)
+    token = await in_writer(services.keyring.issue, campaign_id, seat)
     await _announce(services, campaign_id)
     return SeatTaken(campaign_id=campaign_id, seat=seat, token=token, version=outcome.version)
 
@@ -241,7 +256,7 @@ async def _apply(
     narration: str = "",
     expected_version: int | None = None,
 ) -> Applied:
-    outcome = await in_thread(
+    outcome = await in_writer(
         services.campaigns.execute,
         campaign_id,
         command,
