@@ -160,22 +160,37 @@ def _split(
     return events
 
 
-@handle.register
-def _stake(command: StakeDebt, state: CampaignState) -> Iterable[Event]:
+def _at_die(
+    state: CampaignState, command: StakeDebt | SplitDie
+) -> tuple[Turn, Character, Conflict, int, Die]:
+    """The turn, its character, and the conflict, side and die the command names."""
     require_seat(state, command)
     turn = require_between(state, command.seat)
     who = character(state, turn.character)
     c = conflict(state, command.conflict)
     side, die = _die(c, command.die)
+    return turn, who, c, side, die
+
+
+def _checked_stake(state: CampaignState, turn: Turn, who: Character, c: Conflict, side: int,
+                   amount: int, wanted: str | None) -> DriveName:
+    """The Drive the Debt comes from, once every staking rule holds (R-STAKE-1, R-STAKE-2)."""
+    drive = _stake_drive(turn, who, c, amount, wanted)
+    _stake_side(turn, who, c, side)
+    _keeps_a_way_to_act(state, turn, who, c, side)
+    return drive
+
+
+@handle.register
+def _stake(command: StakeDebt, state: CampaignState) -> Iterable[Event]:
+    turn, who, c, side, die = _at_die(state, command)
     if die.controller is not None:
         raise RuleViolation(
             "R-STAKE-3",
             "Debt goes under an uncontrolled die (to control it) "
             f"or pays for a Split; die {die.id} is controlled already",
         )
-    drive = _stake_drive(turn, who, c, command.amount, command.drive)
-    _stake_side(turn, who, c, side)
-    _keeps_a_way_to_act(state, turn, who, c, side)
+    drive = _checked_stake(state, turn, who, c, side, command.amount, command.drive)
     return (
         DebtStaked(character=who.id, drive=drive, conflict=c.id, die=die.id, amount=command.amount),
     )
@@ -183,17 +198,11 @@ def _stake(command: StakeDebt, state: CampaignState) -> Iterable[Event]:
 
 @handle.register
 def _split_die(command: SplitDie, state: CampaignState) -> Iterable[Event]:
-    require_seat(state, command)
-    turn = require_between(state, command.seat)
-    who = character(state, turn.character)
-    c = conflict(state, command.conflict)
-    side, die = _die(c, command.die)
+    turn, who, c, side, die = _at_die(state, command)
     if die.controller != who.id:
         raise RuleViolation("R-SPLIT-1", f"{who.name} may split only a die it controls")
     debt = command.debt if command.debt is not None else command.into - 1
-    drive = _stake_drive(turn, who, c, debt, command.drive)
-    _stake_side(turn, who, c, side)
-    _keeps_a_way_to_act(state, turn, who, c, side)
+    drive = _checked_stake(state, turn, who, c, side, debt, command.drive)
     return _split(c, die, command.into, debt, who, drive)
 
 
