@@ -24,7 +24,7 @@ from domain.record.model import Dispute
 
 from . import problems
 from .schemas import Applied, EventOut, event_out
-from .web import QUERY_PROBLEMS, ActorDep, ServicesDep, _apply, in_thread, in_writer
+from .web import QUERY_PROBLEMS, ActorDep, ServicesDep, _apply, in_thread
 
 OWNER_PROBLEMS = problems.responses(400, 401, 403, 404, 409, 422, 429)
 
@@ -185,10 +185,11 @@ async def fork_campaign(
     campaign_id: FromPath[UUID], data: JSONBody[ForkRequest], actor: ActorDep, services: ServicesDep
 ) -> Forked:
     """A new campaign from this one's game at ``version`` (R-REC-6); whoever forks owns it."""
-    outcome = await in_writer(
-        services.campaigns.fork, campaign_id, data.version, name=data.name, seat=actor.seat
+    outcome = await services.committer.call(
+        services.campaigns.fork, campaign_id, data.version, name=data.name, seat=actor.seat,
+        invalidates=campaign_id,  # the source campaign records ForkMade
     )
-    token = await in_writer(services.keyring.open_campaign, outcome.campaign_id)
+    token = await services.committer.call(services.keyring.open_campaign, outcome.campaign_id)
     forked = await in_thread(services.campaigns.get, outcome.campaign_id)
     assert forked.record.forked_from is not None
     return Forked(
@@ -219,7 +220,7 @@ async def issue_seat_token(
     state = await in_thread(services.campaigns.state, campaign_id)
     if not 1 <= seat <= len(state.players):
         raise NotFoundException(f"no seat {seat}")
-    token = await in_writer(services.keyring.issue, campaign_id, seat)
+    token = await services.committer.call(services.keyring.issue, campaign_id, seat)
     return SeatToken(seat=seat, token=token)
 
 

@@ -16,11 +16,9 @@ The eventsourcing application is synchronous, so handlers run it in a worker thr
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import os
 from collections.abc import AsyncGenerator, Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, TypeVar
@@ -58,6 +56,7 @@ from projections.service import ReadModels, open_read_models
 
 from . import problems
 from .application import Campaigns, open_campaigns
+from .committer import Committer
 from .credentials import Actor, Keyring
 from .schemas import (
     Applied,
@@ -120,6 +119,8 @@ class Services:
     campaigns: Campaigns
     keyring: Keyring
     channels: ChannelsPlugin
+    #: Every write of the process goes through it: one thread, commands in groups.
+    committer: Committer
     read_models: ReadModels | None = None
     #: ``CAPES_HOST_KEY``: the bearer token of the host's routes (directory); "" none.
     host_key: str = ""
@@ -133,18 +134,6 @@ ActorDep = NamedDependency[Actor]
 async def in_thread(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run blocking store reads in a worker thread (they may wait for a read model)."""
     return await anyio.to_thread.run_sync(lambda: func(*args, **kwargs))
-
-
-#: Commands run one at a time, on one thread of their own: the store takes one writer at a
-#: time anyway, and threads racing for its connection pool only add contention (measured).
-_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="capes-commands")
-
-
-async def in_writer(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run a command (blocking store work that writes) on the writer thread."""
-    return await asyncio.get_running_loop().run_in_executor(
-        _writer, lambda: func(*args, **kwargs)
-    )
 
 
 def channel(campaign_id: UUID) -> str:
@@ -207,15 +196,15 @@ def seat_of(actor: ActorDep) -> int:
 async def open_campaign(data: JSONBody[NewCampaign], services: ServicesDep) -> CampaignOpened:
     """A new campaign; the response's ``owner_token`` is shown once."""
     campaign_id = uuid4()
-    token = await in_writer(services.keyring.open_campaign, campaign_id)
+    token = await services.committer.call(services.keyring.open_campaign, campaign_id)
     command = c.CreateCampaign(
         name=data.name, starting_tokens=data.starting_tokens, edition=data.edition
     )
-    outcome = await in_writer(services.campaigns.create, command, campaign_id=campaign_id)
+    outcome = await services.committer.call(services.campaigns.create, command,
+                                            campaign_id=campaign_id)
     if data.options is not None:
-        outcome = await in_writer(
-            services.campaigns.execute, campaign_id, SetTableOptions(options=data.options)
-        )
+        outcome = await services.committer.execute(campaign_id,
+                                                   SetTableOptions(options=data.options))
     return CampaignOpened(campaign_id=campaign_id, owner_token=token, version=outcome.version)
 
 
@@ -233,9 +222,9 @@ async def take_seat(
 
     The campaign id is the invitation: whoever has it may join.
     """
-    outcome = await in_writer(services.campaigns.execute, campaign_id, c.SeatPlayer(name=data.name))
+    outcome = await services.committer.execute(campaign_id, c.SeatPlayer(name=data.name))
     seat = len(outcome.state.players)
-    token = await in_writer(services.keyring.issue, campaign_id, seat)
+    token = await services.committer.call(services.keyring.issue, campaign_id, seat)
     await _announce(services, campaign_id)
     return SeatTaken(campaign_id=campaign_id, seat=seat, token=token, version=outcome.version)
 
@@ -256,12 +245,8 @@ async def _apply(
     narration: str = "",
     expected_version: int | None = None,
 ) -> Applied:
-    outcome = await in_writer(
-        services.campaigns.execute,
-        campaign_id,
-        command,
-        narration=narration,
-        expected_version=expected_version,
+    outcome = await services.committer.execute(
+        campaign_id, command, narration=narration, expected_version=expected_version
     )
     if outcome.events:
         await _announce(services, campaign_id)
@@ -614,8 +599,10 @@ def create_app(
         keyring = Keyring(dict(campaigns.env))
     plugin = ChannelsPlugin(backend=channels_backend(environ), arbitrary_channels_allowed=True)
     read_models = open_read_models(campaigns, environ=environ)
+    committer = Committer(campaigns)
     services = Services(
         campaigns=campaigns,
+        committer=committer,
         keyring=keyring,
         channels=plugin,
         read_models=read_models,
@@ -657,6 +644,8 @@ def create_app(
         middleware=middleware,
         openapi_config=openapi,
         request_max_body_size=MAX_BODY,
-        on_startup=[read_models.start],
-        on_shutdown=[read_models.close, campaigns.close, keyring.close],
+        on_startup=[committer.start, read_models.start],
+        # The writer finishes what is queued before the stores close.
+        on_shutdown=[lambda: committer.stop(), read_models.close, campaigns.close,
+                     keyring.close],
     )

@@ -1,0 +1,292 @@
+"""The writer of a server process: every write runs on one thread, in arrival order, and the
+commands that arrive while a commit is under way are committed together (a group commit).
+
+Why: the store takes one writer at a time anyway; threads racing for it only add contention.
+And a commit is the expensive part of a command (a transaction, an fsync): the commands that
+queue up behind one are decided one after another on the campaigns as the earlier ones leave
+them, then stored in one transaction, so a busy server pays for one commit per group instead
+of one per command. No answer leaves before its command's events are stored: nothing
+acknowledged is lost.
+
+The writer keeps the campaigns it wrote last (its *heads*), so a command needs no read of the
+store. Other processes may write too (the CLI, other workers): once per group the writer asks
+the store for events it did not write itself and forgets those campaigns' heads; if another
+writer still gets in between, the group's commit fails as a whole (the store's unique
+(campaign, version) key) and each of its commands is run again on its own from a fresh load,
+which is what it would have met had it come a moment later. A command given an
+``expected_version`` then gets its 409 as it should.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from queue import Empty, SimpleQueue
+from typing import Any, TypeVar
+from uuid import UUID
+
+from .aggregate import Campaign
+from .application import Campaigns, Outcome, Staged
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Commands committed together at most (a group's transaction stays short).
+MAX_GROUP = 64
+#: Campaigns whose heads are kept (like the library's aggregate cache, least recently used go).
+MAX_HEADS = 1000
+
+
+class _Job:
+    """One write waiting for the writer: a command (``command``) or any call (``call``)."""
+
+    __slots__ = ("call", "campaign_id", "command", "expected_version", "future", "invalidates",
+                 "loop", "narration")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any]) -> None:
+        self.loop = loop
+        self.future = future
+        self.call: Callable[[], Any] | None = None
+        self.invalidates: UUID | None = None
+        self.campaign_id: UUID | None = None
+        self.command: Any = None
+        self.narration = ""
+        self.expected_version: int | None = None
+
+
+#: What became of a job: (job, result, exception).
+_Result = tuple[_Job, Any, BaseException | None]
+
+
+class Committer:
+    """Runs a process's writes on one thread of its own and commits commands in groups."""
+
+    def __init__(self, campaigns: Campaigns, *, max_group: int = MAX_GROUP,
+                 max_heads: int = MAX_HEADS) -> None:
+        self.campaigns = campaigns
+        self.max_group = max_group
+        self.max_heads = max_heads
+        self._queue: SimpleQueue[_Job | None] = SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self._heads: OrderedDict[UUID, Campaign] = OrderedDict()
+        #: The store's last position known to hold nothing written behind the writer's back.
+        self._seen = -1
+        #: Commands and groups committed (for the figures of scripts/bench and the tests).
+        self.commands = 0
+        self.groups = 0
+
+    # -- the event loop's side ---------------------------------------------------------------
+
+    async def execute(self, campaign_id: UUID, command: Any, *, narration: str = "",
+                      expected_version: int | None = None) -> Outcome:
+        """``Campaigns.execute`` on the writer thread; answered once the events are stored."""
+        job = self._job()
+        job.campaign_id = campaign_id
+        job.command = command
+        job.narration = narration
+        job.expected_version = expected_version
+        return await self._submit(job)  # type: ignore[no-any-return]
+
+    async def call(self, func: Callable[..., T], *args: Any, invalidates: UUID | None = None,
+                   **kwargs: Any) -> T:
+        """Any other write (open a campaign, issue a token, fork), in turn with the commands.
+
+        ``invalidates``: a campaign the call may append to, whose head is then read anew.
+        """
+        job = self._job()
+        job.call = lambda: func(*args, **kwargs)
+        job.invalidates = invalidates
+        return await self._submit(job)  # type: ignore[no-any-return]
+
+    def _job(self) -> _Job:
+        loop = asyncio.get_running_loop()
+        return _Job(loop, loop.create_future())
+
+    async def _submit(self, job: _Job) -> Any:
+        self.start()
+        self._queue.put(job)
+        # Shielded: a client that goes away does not take its command back once it is queued.
+        return await asyncio.shield(job.future)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the writer thread (done by the first write if not before)."""
+        if self._thread is not None and self._thread.is_alive():
+            return
+        with self._start_lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="capes-commands",
+                                                daemon=True)
+                self._thread.start()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Finish the writes already queued, then stop the thread."""
+        thread = self._thread
+        if thread is not None and thread.is_alive():
+            self._queue.put(None)
+            thread.join(timeout)
+        self._thread = None
+
+    # -- the writer thread -------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            job = self._queue.get()
+            if job is None:
+                return
+            jobs = [job]
+            stopping = False
+            while len(jobs) < self.max_group:
+                try:
+                    more = self._queue.get_nowait()
+                except Empty:
+                    break
+                if more is None:
+                    stopping = True
+                    break
+                jobs.append(more)
+            try:
+                results = self._process(jobs)
+            except BaseException as e:  # pragma: no cover - a bug: answer rather than hang
+                log.exception("the writer failed on a group of %d", len(jobs))
+                results = [(j, None, e) for j in jobs]
+            self._settle(results)
+            if stopping:
+                return
+
+    def _process(self, jobs: list[_Job]) -> list[_Result]:
+        results: list[_Result] = []
+        group: list[_Job] = []
+        self._sync()
+        for job in jobs:
+            if job.call is None:
+                group.append(job)
+                continue
+            # A call runs after the commands queued before it are stored, and before the ones
+            # queued after it are decided.
+            results += self._commit(group)
+            group = []
+            try:
+                results.append((job, job.call(), None))
+            except Exception as e:
+                results.append((job, None, e))
+            if job.invalidates is not None:
+                self._heads.pop(job.invalidates, None)
+        results += self._commit(group)
+        return results
+
+    def _commit(self, jobs: list[_Job]) -> list[_Result]:
+        """Decide ``jobs`` in order, each on the campaign as the ones before left it, and store
+        the accepted ones in one transaction."""
+        if not jobs:
+            return []
+        results: list[_Result] = []
+        staged: list[tuple[_Job, Staged]] = []
+        working: dict[UUID, Campaign] = {}
+        for job in jobs:
+            assert job.campaign_id is not None
+            try:
+                base = working.get(job.campaign_id) or self._head(job.campaign_id)
+                done = self.campaigns.prepare(base, job.command, narration=job.narration,
+                                              expected_version=job.expected_version)
+            except Exception as e:
+                results.append((job, None, e))
+                continue
+            working[job.campaign_id] = done.campaign
+            staged.append((job, done))
+        if not staged:
+            return results
+        try:
+            outcomes = self.campaigns.commit([s for _, s in staged])
+        except Exception as e:
+            # Nothing of the group was stored. Every command of it, refused ones included
+            # (they may have been judged on a campaign that is not the stored one), runs again
+            # on its own, on the campaign as stored now.
+            log.info("a group of %d commands was not stored (%s): running each again",
+                     len(jobs), e)
+            return self._one_by_one(jobs)
+        for (job, done), outcome in zip(staged, outcomes, strict=True):
+            results.append((job, outcome, None))
+            if done.records:
+                self._put(done.campaign_id, done.campaign)
+        # One transaction stores the group at consecutive positions: if they follow the last
+        # position known, nobody wrote in between and the heads are still the stored campaigns.
+        stored = sum(len(done.records) for _, done in staged)
+        last = max(o.position for o in outcomes)
+        if stored and last - stored == self._seen:
+            self._seen = last
+        self.groups += 1
+        self.commands += len(staged)
+        return results
+
+    def _one_by_one(self, jobs: list[_Job]) -> list[_Result]:
+        results: list[_Result] = []
+        for job in jobs:
+            assert job.campaign_id is not None
+            self._heads.pop(job.campaign_id, None)
+            try:
+                outcome = self.campaigns.execute(job.campaign_id, job.command,
+                                                 narration=job.narration,
+                                                 expected_version=job.expected_version)
+                results.append((job, outcome, None))
+            except Exception as e:
+                results.append((job, None, e))
+        self._seen = -1  # read the store's head again before the next group
+        return results
+
+    def _head(self, campaign_id: UUID) -> Campaign:
+        head = self._heads.get(campaign_id)
+        if head is not None:
+            self._heads.move_to_end(campaign_id)
+            return head
+        head = self.campaigns.get(campaign_id)  # brought up to date from the store
+        self._put(campaign_id, head)
+        return head
+
+    def _put(self, campaign_id: UUID, campaign: Campaign) -> None:
+        self._heads[campaign_id] = campaign
+        self._heads.move_to_end(campaign_id)
+        while len(self._heads) > self.max_heads:
+            self._heads.popitem(last=False)
+
+    def _sync(self) -> None:
+        """Forget the heads of campaigns another process wrote to since the last group."""
+        recorder = self.campaigns.recorder
+        top = recorder.max_notification_id() or 0
+        if self._seen < 0 or top - self._seen > self.max_heads:
+            self._heads.clear()
+        elif top > self._seen:
+            for notification in recorder.select_notifications(
+                    self._seen, limit=top - self._seen, stop=top, inclusive_of_start=False):
+                originator = notification.originator_id
+                self._heads.pop(originator if isinstance(originator, UUID)
+                                else UUID(str(originator)), None)
+        self._seen = max(self._seen, top)
+
+    @staticmethod
+    def _settle(results: list[_Result]) -> None:
+        """Hand the results to their event loops: one wake-up per loop for the whole group."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[_Result]] = {}
+        for result in results:
+            by_loop.setdefault(result[0].loop, []).append(result)
+        for loop, mine in by_loop.items():
+            # A loop that is gone has nobody waiting on it.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(_set_all, mine)
+
+
+def _set_all(results: list[_Result]) -> None:
+    for job, value, error in results:
+        if job.future.done():
+            continue
+        if error is not None:
+            job.future.set_exception(error)
+        else:
+            job.future.set_result(value)

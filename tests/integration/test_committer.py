@@ -1,0 +1,207 @@
+"""The server's writer (api.committer): one thread, commands committed in groups, on real stores.
+
+To have several commands queued at once, a test first queues a call that holds the writer
+until they are all in: the writer then takes them as one group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+from uuid import UUID
+
+import pytest
+from stores import MakeApp
+
+from api.application import Campaigns, Outcome
+from api.committer import Committer
+from api.errors import CampaignConflict
+from domain.capes.commands import CreateCampaign, FrameScene, SeatPlayer
+from domain.errors import DomainError, InvalidReference, NotPermitted, RuleViolation
+
+T = TypeVar("T")
+
+NAMES = ("Ada", "Brook", "Cass", "Dev")
+
+
+def run(main: Callable[[], Awaitable[T]]) -> T:
+    return asyncio.run(main())  # type: ignore[arg-type]
+
+
+def new_table(app: Campaigns, players: int = 0) -> UUID:
+    campaign_id = app.create(CreateCampaign(name="Night Patrol")).campaign_id
+    for name in NAMES[:players]:
+        app.execute(campaign_id, SeatPlayer(name=name))
+    return campaign_id
+
+
+async def grouped(committer: Committer, *writes: Callable[[], Awaitable[Any]]) -> list[Any]:
+    """Run ``writes`` with the writer held until all are queued: one group. Their results,
+    exceptions included."""
+    hold = threading.Event()
+    held = asyncio.ensure_future(committer.call(hold.wait, 10))
+    await asyncio.sleep(0.05)  # the writer is now inside the call
+    tasks = [asyncio.ensure_future(write()) for write in writes]
+    await asyncio.sleep(0.05)  # every write is queued
+    hold.set()
+    await held
+    return list(await asyncio.gather(*tasks, return_exceptions=True))
+
+
+@pytest.fixture
+def committer(store_app: Campaigns) -> Any:
+    writer = Committer(store_app)
+    yield writer
+    writer.stop()
+
+
+def test_commands_queued_together_are_stored_in_one_group_each_on_the_one_before(
+    store_app: Campaigns, committer: Committer
+) -> None:
+    campaign_id = new_table(store_app)
+
+    async def main() -> list[Any]:
+        return await grouped(committer, *(
+            lambda name=name: committer.execute(campaign_id, SeatPlayer(name=name))
+            for name in NAMES))
+
+    groups = committer.groups
+    outcomes: list[Outcome] = run(main)
+
+    assert committer.groups == groups + 1
+    assert [o.version for o in outcomes] == [2, 3, 4, 5]
+    assert [len(o.state.players) for o in outcomes] == [1, 2, 3, 4]
+    positions = [o.position for o in outcomes]
+    assert positions == sorted(positions) and len(set(positions)) == 4
+    assert [p.name for p in store_app.state(campaign_id).players] == list(NAMES)
+    assert [r.event.name for r in store_app.history(campaign_id, after=1)] == list(NAMES)
+
+
+def test_a_refused_command_in_a_group_is_refused_alone_and_the_others_are_stored(
+    store_app: Campaigns, committer: Committer
+) -> None:
+    campaign_id = new_table(store_app)
+
+    async def main() -> list[Any]:
+        return await grouped(
+            committer,
+            lambda: committer.execute(campaign_id, SeatPlayer(name="Ada")),
+            lambda: committer.execute(campaign_id, FrameScene(seat=9, text="Nowhere")),
+            lambda: committer.execute(campaign_id, SeatPlayer(name="Brook")),
+        )
+
+    first, refused, third = run(main)
+
+    assert isinstance(refused, (RuleViolation, NotPermitted, InvalidReference))
+    assert (first.version, third.version) == (2, 3)
+    assert store_app.get(campaign_id).version == 3
+
+
+def test_a_stale_expected_version_is_refused_with_a_conflict_and_stores_nothing(
+    store_app: Campaigns, committer: Committer
+) -> None:
+    campaign_id = new_table(store_app, players=1)
+
+    async def main() -> list[Any]:
+        return await grouped(
+            committer,
+            lambda: committer.execute(campaign_id, SeatPlayer(name="Brook"), expected_version=2),
+            lambda: committer.execute(campaign_id, SeatPlayer(name="Cass"), expected_version=2),
+        )
+
+    accepted, stale = run(main)
+
+    assert accepted.version == 3
+    assert isinstance(stale, CampaignConflict)
+    assert [p.name for p in store_app.state(campaign_id).players] == ["Ada", "Brook"]
+
+
+def test_a_write_by_another_process_is_seen_before_the_next_command(
+    make_app: MakeApp, shared_store_env: dict[str, str]
+) -> None:
+    server, cli = make_app(shared_store_env), make_app(shared_store_env)
+    committer = Committer(server)
+    campaign_id = new_table(server, players=1)
+
+    async def main() -> list[Outcome]:
+        first = await committer.execute(campaign_id, SeatPlayer(name="Brook"))
+        cli.execute(campaign_id, SeatPlayer(name="Cass"))  # behind the writer's back
+        return [first, await committer.execute(campaign_id, SeatPlayer(name="Dev"))]
+
+    try:
+        first, second = run(main)
+    finally:
+        committer.stop()
+
+    assert (first.version, second.version) == (3, 5)
+    assert [p.name for p in second.state.players] == ["Ada", "Brook", "Cass", "Dev"]
+
+
+def test_a_group_beaten_to_the_store_by_another_writer_runs_each_command_again(
+    make_app: MakeApp, shared_store_env: dict[str, str]
+) -> None:
+    server, other = make_app(shared_store_env), make_app(shared_store_env)
+    committer = Committer(server)
+    campaign_id = new_table(server, players=1)
+
+    async def main() -> list[Any]:
+        await committer.execute(campaign_id, SeatPlayer(name="Brook"))  # the writer's head
+        # In one batch: another writer appends (after the writer looked at the store), then
+        # two commands are decided on the writer's head, which is no longer the stored one.
+        return await grouped(
+            committer,
+            lambda: committer.call(other.execute, campaign_id, SeatPlayer(name="Cass")),
+            lambda: committer.execute(campaign_id, SeatPlayer(name="Dev")),
+            lambda: committer.execute(campaign_id, SeatPlayer(name="Eli"),
+                                      expected_version=4),
+        )
+
+    try:
+        raced, dev, eli = run(main)
+    finally:
+        committer.stop()
+
+    assert raced.version == 4
+    # Run again on the campaign as stored: Dev is seated after Cass; Eli's expected version
+    # (4) is no longer the campaign's (5), so Eli gets the 409 a client can act on.
+    assert dev.version == 5
+    assert isinstance(eli, CampaignConflict)
+    names = [p.name for p in server.state(campaign_id).players]
+    assert names == ["Ada", "Brook", "Cass", "Dev"]
+    assert names == [p.name for p in other.state(campaign_id).players]
+
+
+def test_stop_finishes_what_is_queued(store_app: Campaigns) -> None:
+    committer = Committer(store_app)
+    campaign_id = new_table(store_app)
+    hold = threading.Event()
+
+    async def main() -> list[Any]:
+        held = asyncio.ensure_future(committer.call(hold.wait, 10))
+        await asyncio.sleep(0.05)
+        tasks = [asyncio.ensure_future(committer.execute(campaign_id, SeatPlayer(name=name)))
+                 for name in NAMES]
+        await asyncio.sleep(0.05)
+        stopping = asyncio.get_running_loop().run_in_executor(None, committer.stop)
+        hold.set()
+        await stopping
+        await held
+        return list(await asyncio.gather(*tasks))
+
+    outcomes = run(main)
+
+    assert [o.version for o in outcomes] == [2, 3, 4, 5]
+    assert store_app.get(campaign_id).version == 5
+
+
+def test_any_error_of_a_call_goes_back_to_its_caller(committer: Committer) -> None:
+    def fails() -> None:
+        raise DomainError("no")
+
+    async def main() -> None:
+        await committer.call(fails)
+
+    with pytest.raises(DomainError, match="no"):
+        run(main)
