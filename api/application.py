@@ -87,8 +87,8 @@ class Staged(msgspec.Struct, frozen=True, kw_only=True):
     """A command decided on a campaign but not yet stored (see ``Campaigns.prepare``)."""
 
     campaign_id: UUID
-    #: The campaign's version it was decided on.
-    start: int
+    #: The campaign it was decided on (None: it creates the campaign).
+    base: Campaign | None
     #: The campaign as it will be once the records are stored.
     campaign: Campaign
     records: tuple[Recorded[Any], ...]
@@ -246,7 +246,7 @@ class Campaigns(Application[UUID]):
         campaign_id = campaign.id
         if expected_version is not None and expected_version != campaign.version:
             raise CampaignConflict(campaign_id, expected_version, campaign.version)
-        start = campaign.version
+        base = campaign
         campaign, records = self._expire_dispute(campaign)
         edition = get_edition(campaign.edition)
         events: tuple[Any, ...]
@@ -265,7 +265,7 @@ class Campaigns(Application[UUID]):
         seat = getattr(command, "seat", None)
         seat = seat if isinstance(seat, int) and seat > 0 else None
         campaign, more = self._stage(campaign_id, campaign, edition, events, seat, narration)
-        return Staged(campaign_id=campaign_id, start=start, campaign=campaign,
+        return Staged(campaign_id=campaign_id, base=base, campaign=campaign,
                       records=records + more, own=len(records))
 
     def commit(self, staged: Sequence[Staged]) -> list[Outcome]:
@@ -278,6 +278,7 @@ class Campaigns(Application[UUID]):
         if records:
             heads = {s.campaign_id: s.campaign for s in staged if s.records}
             positions = self._store(heads, records)
+            self._snapshot(staged)
         outcomes = []
         done = 0
         for s in staged:
@@ -464,8 +465,8 @@ class Campaigns(Application[UUID]):
         if campaign is None:
             raise AssertionError("creating a campaign must record an event")
         if not prior:
-            return self.commit((Staged(campaign_id=campaign_id, start=0 if base is None else
-                                       base.version, campaign=campaign, records=records),))[0]
+            return self.commit((Staged(campaign_id=campaign_id, base=base, campaign=campaign,
+                                       records=records),))[0]
         stored = [*prior, *(self.mapper.to_stored_event(r) for r in records)]
         try:
             positions = list(self.recorder.insert_events(stored) or ())
@@ -546,9 +547,29 @@ class Campaigns(Application[UUID]):
         if self.repository.cache is not None:
             for campaign_id, campaign in heads.items():
                 self.repository.cache.put(campaign_id, campaign)
-        self._take_snapshots(processing)
         self._notify(recordings)
         return [r.notification.id for r in recordings]
+
+    def _snapshot(self, staged: Sequence[Staged]) -> None:
+        """Snapshot each campaign at every version of the records that is a multiple of the
+        interval, from the campaigns in memory (the library would load each from the store).
+
+        After the commit, like the library: a failure is logged, not raised (the command is
+        recorded; a missing snapshot only costs time)."""
+        interval = self.snapshotting_intervals[Campaign]
+        assert self.snapshots is not None, "snapshotting is always enabled"
+        for s in staged:
+            for n, record in enumerate(s.records, start=1):
+                if record.originator_version % interval:
+                    continue
+                try:
+                    at = s.campaign if n == len(s.records) else self._project(
+                        s.base, s.records[:n])
+                    assert at is not None
+                    self.snapshots.put([Snapshot.take(at)])
+                except Exception:
+                    log.exception("snapshot of campaign %s at version %s failed",
+                                  s.campaign_id, record.originator_version)
 
     # -- queries -----------------------------------------------------------------------------
 

@@ -137,7 +137,8 @@ class DiceSeeds(Application[UUID]):
         if settings.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite":
             settings["APPLICATION_RECORDER_TOPIC"] = get_topic(SeedsSQLiteRecorder)
         super().__init__(settings)
-        self._cache: OrderedDict[UUID, bytes] = OrderedDict()
+        #: Seeds by (campaign, commitment): asked for at every roll, so no uuid5 per lookup.
+        self._cache: OrderedDict[tuple[UUID, str], bytes] = OrderedDict()
         self._lock = Lock()
 
     def construct_env(self, name: str, env: EnvType | None = None) -> Environment:
@@ -149,18 +150,18 @@ class DiceSeeds(Application[UUID]):
         seed = new_seed()
         committed = commitment(seed)
         self.save(SceneSeed(campaign_id=campaign_id, commitment=committed, seed=seed.hex()))
-        self._remember(seed_id(campaign_id, committed), seed)
+        self._remember((campaign_id, committed), seed)
         return committed
 
     def seed(self, campaign_id: UUID, committed: str) -> bytes | None:
         """The seed behind ``committed``, or None if this store never drew it."""
-        key = seed_id(campaign_id, committed)
+        key = (campaign_id, committed)
         with self._lock:
             found = self._cache.get(key)
         if found is not None:
             return found
         try:
-            stored: SceneSeed = self.repository.get(key)
+            stored: SceneSeed = self.repository.get(seed_id(campaign_id, committed))
         except AggregateNotFoundError:
             return None
         seed = bytes.fromhex(stored.seed)
@@ -169,7 +170,7 @@ class DiceSeeds(Application[UUID]):
         self._remember(key, seed)
         return seed
 
-    def _remember(self, key: UUID, seed: bytes) -> None:
+    def _remember(self, key: tuple[UUID, str], seed: bytes) -> None:
         with self._lock:
             self._cache[key] = seed
             while len(self._cache) > _CACHED:
