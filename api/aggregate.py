@@ -28,7 +28,7 @@ class StaleSnapshot(Exception):
     """A snapshot folded by another rules version (or unreadable): replay the events instead."""
 
 
-class Campaign(msgspec.Struct, frozen=True, kw_only=True):
+class Campaign(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """A campaign at one version: its edition's state plus the stream's bookkeeping."""
 
     id: UUID

@@ -22,7 +22,7 @@ from uuid import UUID, uuid4
 import msgspec
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.persistence import IntegrityError, Mapper, StoredEvent
-from eventsourcing.utils import Environment, EnvType
+from eventsourcing.utils import Environment, EnvType, get_topic
 
 from domain.edition import Edition
 from domain.editions import EDITIONS, get_edition
@@ -47,6 +47,7 @@ from .errors import CampaignConflict, CampaignNotFound, VersionNotFound
 from .fair import DiceSeeds, derive
 from .mapper import MsgspecMapper, SnapshotDecodeError, topic
 from .records import Recorded, Snapshot
+from .sqlite_store import CampaignsSQLiteRecorder
 
 if TYPE_CHECKING:
     from .audit import Entry
@@ -168,6 +169,9 @@ class Campaigns(Application[UUID]):
         settings = dict(type(self).env)
         settings["IS_SNAPSHOTTING_ENABLED"] = "y"
         settings.update(env or {})
+        if settings.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite":
+            # The same table, a commit's events inserted in one call (see api.sqlite_store).
+            settings.setdefault("APPLICATION_RECORDER_TOPIC", get_topic(CampaignsSQLiteRecorder))
         return Environment(name, settings)
 
     def construct_mapper(self) -> Mapper[UUID]:

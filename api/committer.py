@@ -9,8 +9,10 @@ of one per command. No answer leaves before its command's events are stored: not
 acknowledged is lost.
 
 The writer keeps the campaigns it wrote last (its *heads*), so a command needs no read of the
-store. Other processes may write too (the CLI, other workers): once per group the writer asks
-the store for events it did not write itself and forgets those campaigns' heads; if another
+store. Other processes may write too (the CLI, other workers): the writer forgets the heads of
+the campaigns they wrote to, as soon as a commit of its own does not directly follow the last
+position it knew, and before a group when it has not known that for a few milliseconds (an
+idle server asks the store before every command); if another
 writer still gets in between, the group's commit fails as a whole (the store's unique
 (campaign, version) key) and each of its commands is run again on its own from a fresh load,
 which is what it would have met had it come a moment later. A command given an
@@ -22,7 +24,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from queue import Empty, SimpleQueue
@@ -38,6 +42,9 @@ T = TypeVar("T")
 
 #: Commands committed together at most (a group's transaction stays short).
 MAX_GROUP = 64
+#: Seconds after which the writer, before a group, asks the store whether another process
+#: wrote (a commit whose events directly follow the last known position tells it no).
+SYNC_AFTER = 0.005
 #: Campaigns whose heads are kept (like the library's aggregate cache, least recently used go).
 MAX_HEADS = 1000
 
@@ -77,6 +84,7 @@ class Committer:
         self._heads: OrderedDict[UUID, Campaign] = OrderedDict()
         #: The store's last position known to hold nothing written behind the writer's back.
         self._seen = -1
+        self._synced_at = -math.inf
         #: Commands and groups committed (for the figures of scripts/bench and the tests).
         self.commands = 0
         self.groups = 0
@@ -164,7 +172,8 @@ class Committer:
     def _process(self, jobs: list[_Job]) -> list[_Result]:
         results: list[_Result] = []
         group: list[_Job] = []
-        self._sync()
+        if time.monotonic() - self._synced_at > SYNC_AFTER:
+            self._sync()
         for job in jobs:
             if job.call is None:
                 group.append(job)
@@ -222,6 +231,9 @@ class Committer:
         last = max(o.position for o in outcomes)
         if stored and last - stored == self._seen:
             self._seen = last
+            self._synced_at = time.monotonic()
+        elif stored:
+            self._sync()  # another process wrote since: forget the campaigns it wrote to
         self.groups += 1
         self.commands += len(staged)
         return results
@@ -238,7 +250,7 @@ class Committer:
                 results.append((job, outcome, None))
             except Exception as e:
                 results.append((job, None, e))
-        self._seen = -1  # read the store's head again before the next group
+        self._synced_at = -math.inf  # look at the store again before the next group
         return results
 
     def _head(self, campaign_id: UUID) -> Campaign:
@@ -269,6 +281,7 @@ class Committer:
                 self._heads.pop(originator if isinstance(originator, UUID)
                                 else UUID(str(originator)), None)
         self._seen = max(self._seen, top)
+        self._synced_at = time.monotonic()
 
     @staticmethod
     def _settle(results: list[_Result]) -> None:

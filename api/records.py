@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 EventT = TypeVar("EventT")
 
 
-class Recorded(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
+class Recorded(msgspec.Struct, Generic[EventT], frozen=True, gc=False, kw_only=True):
     """One stored event: the domain event plus who did it, when, and what they said (R-SRV-1)."""
 
     #: The campaign.

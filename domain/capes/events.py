@@ -24,7 +24,8 @@ from .model import (
 )
 
 
-class Event(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
+class Event(msgspec.Struct, frozen=True, gc=False, tag_field="type",
+            forbid_unknown_fields=True):
     """Base of the edition's events; the tag is the class name."""
 
 
@@ -317,13 +318,13 @@ class InspirationSpent(Event, frozen=True, tag=True):
 # -- resolution (R-RES-*, R-GLOAT-1, R-DEAD-1) ----------------------------------------------
 
 
-class TokenGift(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class TokenGift(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
     giver: int
     recipient: int
     count: int
 
 
-class InspirationMade(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class InspirationMade(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
     inspiration: int
     seat: int
     value: int
@@ -331,7 +332,7 @@ class InspirationMade(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     dice: tuple[int, ...]
 
 
-class DebtReturned(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class DebtReturned(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
     character: int
     drive: DriveName
     amount: int

@@ -11,7 +11,8 @@ import msgspec
 from .model import TableOptions
 
 
-class RecordEvent(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
+class RecordEvent(msgspec.Struct, frozen=True, gc=False, tag_field="type",
+                  forbid_unknown_fields=True):
     """Base of the record's events."""
 
 

@@ -9,7 +9,7 @@ from uuid import UUID
 import msgspec
 
 
-class Frozen(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class Frozen(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
     """Base of the record's structs."""
 
 

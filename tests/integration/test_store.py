@@ -384,3 +384,21 @@ def test_a_snapshot_due_in_the_middle_of_one_commands_events_is_taken_at_its_ver
     first_four = [r.event for r in app.history(campaign_id, limit=4)]
     assert snapshot.state == fold(get_edition("capes"), first_four)
     assert app.state(campaign_id, version=5) == app.state(campaign_id)
+
+
+def test_commands_committed_together_get_the_positions_the_store_gave_their_events(
+    store_app: Campaigns,
+) -> None:
+    first, second = new_table(store_app, players=2), new_table(store_app, players=2)
+    staged = [store_app.prepare(store_app.get(first), FrameScene(seat=1)),
+              store_app.prepare(store_app.get(second), SeatPlayer(name="Cass"))]
+
+    outcomes = store_app.commit(staged)
+
+    stored = {(n.originator_id if isinstance(n.originator_id, UUID) else UUID(n.originator_id),
+               n.originator_version): n.id
+              for n in store_app.recorder.select_notifications(0, 100)}
+    for outcome in outcomes:
+        assert outcome.position == stored[outcome.campaign_id, outcome.version]
+        assert [stored[outcome.campaign_id, r.originator_version] for r in outcome.events] == \
+            list(range(outcome.position - len(outcome.events) + 1, outcome.position + 1))
