@@ -5,6 +5,8 @@ runners at once, undos and upheld disputes."""
 from __future__ import annotations
 
 import random
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,7 +32,7 @@ from projections.analytics import AnalyticsModel
 from projections.model import Change, Folds
 from projections.runner import Catchup
 from projections.service import MODELS, ReadModels
-from projections.views import open_factory, open_view
+from projections.views import open_factory, open_view, read_models_file
 
 MEMORY = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 
@@ -254,6 +256,26 @@ def test_read_models_survive_a_restart(shared_store_env: dict[str, str],
         check_read_models(again, restarted, campaigns)
     finally:
         restarted.close()
+
+
+def test_read_models_of_an_sqlite_store_live_in_a_file_of_their_own_beside_it(
+        sqlite_env: dict[str, str], make_app: MakeApp) -> None:
+    """Their writes never hold the lock of the campaigns' file (see read_models_file)."""
+    app = make_app(sqlite_env, dice=SeededDice(4))
+    read_models = ReadModels(app)
+    try:
+        campaigns = played(app, 4, rounds=1, read_models=read_models)
+        read_models.runner.catch_up()
+        db = Path(sqlite_env["SQLITE_DBNAME"])
+        beside = db.with_name(f"{db.stem}.read-models{db.suffix}")
+        assert read_models_file(str(db)) == str(beside)
+        with sqlite3.connect(db) as store, sqlite3.connect(beside) as views:
+            tables = {r[0] for r in store.execute("SELECT name FROM sqlite_master")}
+            assert not {t for t in tables if t.startswith("capes_")}
+            (count,) = views.execute("SELECT count(*) FROM capes_board").fetchone()
+        assert count == len(campaigns)
+    finally:
+        read_models.close()
 
 
 # -- undos and upheld disputes -------------------------------------------------------------
