@@ -102,8 +102,9 @@ ReadTimeout = Annotated[
     QueryParameter(
         ge=0,
         le=10,
-        description="Seconds to wait for the read model to catch up "
-        "with `position`; past it the board and ledgers are replayed instead",
+        description="Seconds to wait for the read model to catch up with `position` "
+        "(the board and ledgers: only when another process runs the read models; past it "
+        "they are replayed instead)",
     ),
 ]
 At = Annotated[

@@ -106,21 +106,40 @@ class ReadModels:
         target = self.runner.head() if position is None else position
         return self.runner.wait(target, names, timeout, drive=self.runs)
 
+    def _current(self, position: int | None, name: str, timeout: float) -> bool:
+        """Whether read model ``name`` has ``position`` (None: the store's head), for a
+        document the caller can also render from the campaign's state.
+
+        When this process runs the read models, a query does not wait for them nor do their
+        work: behind, it is answered from the campaign's state, which is the same document
+        (and is in memory). Catching up in the request made every query right after a command
+        do the read models' work, on the request's thread, in turn with the background thread
+        (measured: a board query cost several times a command). Another process's read models
+        are waited for, up to ``timeout``."""
+        if not self.runs:
+            return self.wait(position, [name], timeout)
+        target = self.runner.head() if position is None else position
+        if self.runner.position([name]) >= target:
+            return True
+        self.runner.poke()
+        return False
+
     # -- queries -----------------------------------------------------------------------------
 
     def board_of(self, campaign_id: UUID, position: int | None = None,
                  timeout: float = 2.0) -> Board | None:
-        """The campaign's board from the read model once it has caught up with ``position``
-        (None: the store's head now; 0: as it is); None if it has not within ``timeout``
-        seconds, or has no board of this campaign (the caller asks the application)."""
-        if "board" not in self.models or not self.wait(position, ["board"], timeout):
+        """The campaign's board from the read model if it has ``position`` (None: the store's
+        head now; 0: as it is; read models of another process are waited for up to
+        ``timeout`` seconds); None if not, or if it has no board of this campaign (the caller
+        renders it from the campaign's state)."""
+        if "board" not in self.models or not self._current(position, "board", timeout):
             return None
         return self.board.board(campaign_id)
 
     def ledgers_of(self, campaign_id: UUID, position: int | None = None,
                    timeout: float = 2.0) -> tuple[Ledger, ...] | None:
         """The campaign's ledgers from the read model, like :meth:`board_of`."""
-        if "ledgers" not in self.models or not self.wait(position, ["ledgers"], timeout):
+        if "ledgers" not in self.models or not self._current(position, "ledgers", timeout):
             return None
         return self.ledgers.ledgers(campaign_id)
 
