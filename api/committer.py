@@ -35,6 +35,7 @@ from uuid import UUID
 
 from .aggregate import Campaign
 from .application import Campaigns, Outcome, Staged
+from .errors import CampaignConflict
 
 log = logging.getLogger(__name__)
 
@@ -214,13 +215,20 @@ class Committer:
             return results
         try:
             outcomes = self.campaigns.commit([s for _, s in staged])
-        except Exception as e:
-            # Nothing of the group was stored. Every command of it, refused ones included
-            # (they may have been judged on a campaign that is not the stored one), runs again
-            # on its own, on the campaign as stored now.
+        except CampaignConflict as e:
+            # The store refused the group (another writer took one of its versions): nothing
+            # of it was stored. Every command of it, refused ones included (they may have been
+            # judged on a campaign that is not the stored one), runs again on its own, on the
+            # campaign as stored now.
             log.info("a group of %d commands was not stored (%s): running each again",
                      len(jobs), e)
             return self._one_by_one(jobs)
+        except Exception as e:
+            # Any other failure of the store (a full disk, a lock held too long): the
+            # transaction is rolled back and each command of the group gets the error.
+            for job, _ in staged:
+                self._heads.pop(job.campaign_id, None)  # type: ignore[arg-type]
+            return results + [(job, None, e) for job, _ in staged]
         for (job, done), outcome in zip(staged, outcomes, strict=True):
             results.append((job, outcome, None))
             if done.records:
