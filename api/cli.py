@@ -38,7 +38,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     print(f"Serving campaigns from {describe_store(os.environ)} at "
           f"http://{args.host}:{args.port} (docs: /schema)")
-    uvicorn.run("api.web:create_app", factory=True, host=args.host, port=args.port,
+    uvicorn.run("api.web:create_server", factory=True, host=args.host, port=args.port,
                 workers=args.workers, log_level=args.log_level)
     return 0
 

@@ -16,6 +16,7 @@ The eventsourcing application is synchronous, so handlers run it in a worker thr
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 from collections.abc import AsyncGenerator, Callable, Mapping
@@ -580,6 +581,25 @@ def channels_backend(environ: Mapping[str, str]) -> ChannelsBackend:
     from redis.asyncio import Redis
 
     return RedisChannelsPubSubBackend(redis=Redis.from_url(url))
+
+
+def create_server() -> Litestar:
+    """The app as ``capes serve`` runs it: :func:`create_app` from the environment and, once
+    it has started, everything built so far frozen out of the garbage collector's reach.
+
+    Why: the app's own objects (routes, schemas, modules: some 80,000) live as long as the
+    process, yet every full collection walked them all, a pause of about 30 ms every few
+    seconds under load (measured: the worst requests at half load waited for it). Frozen
+    (``gc.freeze``), a full collection walks only what came after: about 2.5 ms. The campaigns'
+    states are not tracked at all (their Structs are ``gc=False``)."""
+    app = create_app()
+    app.on_startup.append(_freeze_startup_objects)
+    return app
+
+
+def _freeze_startup_objects() -> None:
+    gc.collect()
+    gc.freeze()
 
 
 def create_app(

@@ -48,5 +48,5 @@ if __name__ == "__main__":
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
-    uvicorn.run(web.create_app, factory=True, host=args.host, port=args.port, workers=1,
+    uvicorn.run(web.create_server, factory=True, host=args.host, port=args.port, workers=1,
                 log_level="warning")

@@ -261,12 +261,13 @@ def free_port() -> int:
 
 @contextmanager
 def server(environ: Mapping[str, str], log: Path, workers: int = 1) -> Iterator[str]:
-    """``uvicorn api.web:create_app`` on 127.0.0.1 with ``environ`` laid over this process's;
-    yields its base URL once it answers, and stops it (and its workers) afterwards."""
+    """``uvicorn api.web:create_server`` (as ``capes serve`` runs it) on 127.0.0.1 with
+    ``environ`` laid over this process's; yields its base URL once it answers, and stops it
+    (and its workers) afterwards."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
     env.update({"CAPES_RATE_LIMIT": "0", **environ})
-    command = [sys.executable, "-m", "uvicorn", "api.web:create_app", "--factory",
+    command = [sys.executable, "-m", "uvicorn", "api.web:create_server", "--factory",
                "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
                "--log-level", "warning"]
     with log.open("wb") as out:
