@@ -235,14 +235,20 @@ class Catchup:
                     self.folds.clear()
                     self.refresh()
                 continue
+            if read >= self.batch:
+                continue  # more is waiting: read on at once
             if read == 0:
                 # Idle: see whether another process moved the read models (a rebuild).
                 with contextlib.suppress(Exception):
                     self.refresh()
-                poked = self._wake.wait(self.poll)
-                self._wake.clear()
-                if poked and self.linger:
-                    self._stopping.wait(self.linger)
+            # Caught up with the log as it was. Whatever was stored since (we are poked) is
+            # read after a short linger, in one batch: reading again at once took a few events
+            # at a time, each batch a transaction of its own, and kept this thread busy and the
+            # GIL from requests (measured: most of its time under load went to such batches).
+            poked = self._wake.wait(self.poll)
+            self._wake.clear()
+            if poked and self.linger:
+                self._stopping.wait(self.linger)
 
     def __enter__(self) -> Catchup:
         return self
