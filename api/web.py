@@ -335,10 +335,14 @@ async def _view(
     """Now: from a read model, once it has caught up with ``position``; in the past, or when
     the read model lags past ``timeout``: rendered from the replayed state."""
     if version is None and at is None and services.read_models is not None:
-        found = await in_thread(getattr(services.read_models, read_model), campaign_id,
-                                position, timeout)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
+        query = getattr(services.read_models, read_model)
+
+        def now() -> T:
+            # One trip to a worker thread for both ways (each trip costs a request time).
+            found = query(campaign_id, position, timeout)
+            return found if found is not None else render(services.campaigns.state(campaign_id))
+
+        return await in_thread(now)
     return render(await _state(services, campaign_id, version, at))
 
 
