@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from uuid import UUID
 
 import pytest
@@ -118,33 +118,43 @@ def test_a_stale_expected_version_is_refused_with_a_conflict_and_stores_nothing(
     assert [p.name for p in store_app.state(campaign_id).players] == ["Ada", "Brook"]
 
 
-def test_a_write_by_another_process_is_seen_before_the_next_command(
-    make_app: MakeApp, shared_store_env: dict[str, str]
-) -> None:
-    server, cli = make_app(shared_store_env), make_app(shared_store_env)
+class TwoWriters(NamedTuple):
+    """A server's writer and another process's application on one store, and a table."""
+
+    server: Campaigns
+    committer: Committer
+    other: Campaigns
+    campaign_id: UUID
+
+
+@pytest.fixture
+def two_writers(make_app: MakeApp, shared_store_env: dict[str, str]) -> Any:
+    server, other = make_app(shared_store_env), make_app(shared_store_env)
     committer = Committer(server)
-    campaign_id = new_table(server, players=1)
+    yield TwoWriters(server, committer, other, new_table(server, players=1))
+    committer.stop()
+
+
+def test_a_write_by_another_process_is_seen_before_the_next_command(
+    two_writers: TwoWriters,
+) -> None:
+    committer, cli, campaign_id = two_writers.committer, two_writers.other, two_writers.campaign_id
 
     async def main() -> list[Outcome]:
         first = await committer.execute(campaign_id, SeatPlayer(name="Brook"))
         cli.execute(campaign_id, SeatPlayer(name="Cass"))  # behind the writer's back
         return [first, await committer.execute(campaign_id, SeatPlayer(name="Dev"))]
 
-    try:
-        first, second = run(main)
-    finally:
-        committer.stop()
+    first, second = run(main)
 
     assert (first.version, second.version) == (3, 5)
     assert [p.name for p in second.state.players] == ["Ada", "Brook", "Cass", "Dev"]
 
 
 def test_a_group_beaten_to_the_store_by_another_writer_runs_each_command_again(
-    make_app: MakeApp, shared_store_env: dict[str, str]
+    two_writers: TwoWriters,
 ) -> None:
-    server, other = make_app(shared_store_env), make_app(shared_store_env)
-    committer = Committer(server)
-    campaign_id = new_table(server, players=1)
+    server, committer, other, campaign_id = two_writers
 
     async def main() -> list[Any]:
         await committer.execute(campaign_id, SeatPlayer(name="Brook"))  # the writer's head
@@ -158,10 +168,7 @@ def test_a_group_beaten_to_the_store_by_another_writer_runs_each_command_again(
                                       expected_version=4),
         )
 
-    try:
-        raced, dev, eli = run(main)
-    finally:
-        committer.stop()
+    raced, dev, eli = run(main)
 
     assert raced.version == 4
     # Run again on the campaign as stored: Dev is seated after Cass; Eli's expected version
