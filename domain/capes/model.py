@@ -76,7 +76,9 @@ class Character(Frozen, frozen=True):
     method: Literal["freeform", "click-and-lock"] = "freeform"
     exemplars: tuple[Exemplar, ...] = ()
     #: Mundane abilities used this scene (R-ABIL-1); cleared when a scene starts (R-SCENE-3).
-    blocked: frozenset[str] = frozenset()
+    #: A sorted tuple, not a set: a set of strings iterates in an order that changes with the
+    #: process's hash seed, so the state's JSON (and a snapshot's) would not be stable.
+    blocked: tuple[str, ...] = ()
 
     @property
     def undifferentiated(self) -> bool:
@@ -193,8 +195,8 @@ class Scene(Frozen, frozen=True):
     pages: int = 0
     #: Exemplar pairs (low id, high id) whose Free Conflict was added this scene (R-CHAR-6).
     free_conflicts_used: frozenset[tuple[int, int]] = frozenset()
-    #: (character, goal text) pairs of failed Goals (R-CONF-5).
-    failed_goals: frozenset[tuple[int, str]] = frozenset()
+    #: (character, goal text) pairs of failed Goals (R-CONF-5), sorted (see ``blocked``).
+    failed_goals: tuple[tuple[int, str], ...] = ()
     #: Conflicts still open to a veto when the last page ended: the window lasts until the
     #: next turn starts, which is on the next page (R-CONF-3).
     vetoable: frozenset[int] = frozenset()

@@ -439,9 +439,8 @@ def _resolved(event: ConflictResolved, state: CampaignState) -> CampaignState:
         state = add_tokens(state, gift.recipient, gift.count)
     if event.goal_failed_by and state.scene is not None:
         failed = {(ch, goal_key(c.text)) for ch in event.goal_failed_by}
-        state = replace(
-            state, scene=replace(state.scene, failed_goals=state.scene.failed_goals | failed)
-        )
+        failed_goals = tuple(sorted({*state.scene.failed_goals, *failed}))
+        state = replace(state, scene=replace(state.scene, failed_goals=failed_goals))
     return _remove(state, event.conflict, event.debt_returned, event.inspirations)
 
 

@@ -355,7 +355,8 @@ def _debt_gained(event: DebtGained, state: CampaignState) -> CampaignState:
 @apply.register
 def _blocked(event: AbilityBlocked, state: CampaignState) -> CampaignState:
     who = state.characters[event.character]
-    return with_character(state, replace(who, blocked=who.blocked | {event.ability}))
+    return with_character(state, replace(who, blocked=tuple(sorted({*who.blocked,
+                                                                     event.ability}))))
 
 
 @apply.register

@@ -91,7 +91,7 @@ def _choose(command: ChooseCharacter, state: CampaignState) -> Iterable[Event]:
 def _framed(event: SceneFramed, state: CampaignState) -> CampaignState:
     # R-SCENE-3: mundane abilities unblock when a scene starts (Free Conflicts reset with the
     # new Scene record).
-    characters = {i: replace(c, blocked=frozenset()) for i, c in state.characters.items()}
+    characters = {i: replace(c, blocked=()) for i, c in state.characters.items()}
     scene = Scene(number=event.scene, framer=event.framer, text=event.text)
     return replace(state, scene=scene, characters=characters, next_framer=None)
 

@@ -202,7 +202,7 @@ def _character_view(state: CampaignState, ch: Character) -> CharacterView:
             for st in d.stakes
             if st.character == ch.id
         ),
-        blocked=tuple(sorted(ch.blocked)),
+        blocked=ch.blocked,
     )
 
 

@@ -152,11 +152,11 @@ def test_mundane_abilities_unblock_when_a_new_scene_starts() -> None:
     t = the_last_conflict_in_resolution()
     t(c.Resolve(seat=1, conflict=1))
     assert t.state.scene is None
-    assert t.state.characters[MIA].blocked == frozenset({"Mia skill 3"})
+    assert t.state.characters[MIA].blocked == ("Mia skill 3",)
     state = given(t.events).when(c.FrameScene(seat=1)).then(
         SceneFramed(scene=2, framer=1), PageStarted(scene=2, page=1, starter=1)
     )
-    assert state.characters[MIA].blocked == frozenset()
+    assert state.characters[MIA].blocked == ()
 
 
 def test_free_conflicts_are_available_again_in_a_new_scene() -> None:
