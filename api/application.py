@@ -466,8 +466,6 @@ class Campaigns(Application[UUID]):
         inserted in the same transaction.
         """
         campaign, records = self._stage(campaign_id, base, edition, events, seat, narration)
-        if campaign is None:
-            raise AssertionError("creating a campaign must record an event")
         if not prior:
             return self.commit((Staged(campaign_id=campaign_id, base=base, campaign=campaign,
                                        records=records),))[0]

@@ -226,8 +226,8 @@ class Committer:
         except Exception as e:
             # Any other failure of the store (a full disk, a lock held too long): the
             # transaction is rolled back and each command of the group gets the error.
-            for job, _ in staged:
-                self._heads.pop(job.campaign_id, None)  # type: ignore[arg-type]
+            for _, done in staged:
+                self._heads.pop(done.campaign_id, None)
             return results + [(job, None, e) for job, _ in staged]
         for (job, done), outcome in zip(staged, outcomes, strict=True):
             results.append((job, outcome, None))

@@ -670,7 +670,8 @@ def create_app(
         openapi_config=openapi,
         request_max_body_size=MAX_BODY,
         on_startup=[committer.start, read_models.start],
-        # The writer finishes what is queued before the stores close.
+        # The writer finishes what is queued before the stores close (a lambda: Litestar would
+        # pass the app to stop() as its timeout).
         on_shutdown=[lambda: committer.stop(), read_models.close, campaigns.close,
                      keyring.close],
     )

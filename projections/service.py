@@ -103,8 +103,11 @@ class ReadModels:
     def wait(self, position: int | None, names: Sequence[str], timeout: float) -> bool:
         """Whether the named read models have caught up with ``position`` (None: the store's
         head now) within ``timeout`` seconds."""
-        target = self.runner.head() if position is None else position
-        return self.runner.wait(target, names, timeout, drive=self.runs)
+        return self.runner.wait(self._target(position), names, timeout, drive=self.runs)
+
+    def _target(self, position: int | None) -> int:
+        """The position a query asks for: ``position``, or the store's head now (None)."""
+        return self.runner.head() if position is None else position
 
     def _current(self, position: int | None, name: str, timeout: float) -> bool:
         """Whether read model ``name`` has ``position`` (None: the store's head), for a
@@ -118,8 +121,7 @@ class ReadModels:
         are waited for, up to ``timeout``."""
         if not self.runs:
             return self.wait(position, [name], timeout)
-        target = self.runner.head() if position is None else position
-        if self.runner.position([name]) >= target:
+        if self.runner.position([name]) >= self._target(position):
             return True
         self.runner.poke()
         return False
