@@ -90,7 +90,7 @@ def project_campaign(
             state = evolve(state, event)
             roll = rolled(event)
             rec = record_evolve(rec, version, recorded.seat, start, event, starts_scene(event),
-                                roll[0] if roll else 0)
+                                roll[0] if roll else 0, roll is not None)
         modified, chain = recorded.timestamp, recorded.chain
     if version == aggregate.version:
         return aggregate

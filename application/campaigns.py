@@ -29,7 +29,7 @@ from domain.edition import Edition
 from domain.editions import EDITIONS, get_edition
 from domain.record import RecordCommand, RecordEvent
 from domain.record import decide as record_decide
-from domain.record.commands import ExpireDispute, OpenDispute
+from domain.record.commands import ExpireDispute, IssueToken, OpenDispute
 from domain.record.decider import guard
 from domain.record.events import (
     DiceCommitted,
@@ -259,7 +259,8 @@ class Campaigns(Application[UUID]):
         events: tuple[Any, ...]
         if isinstance(command, RecordCommand):
             command = self._complete(campaign, command)
-            events = record_decide(campaign.record, edition.seats(campaign.state), command)
+            events = record_decide(campaign.record, edition.seats(campaign.state), command,
+                                   closed=edition.closed(campaign.state))  # R-X-REC-3
         else:
             guard(campaign.record, command)  # R-REC-2: the game waits for a dispute
             command, closing = self._roll(campaign, edition, command)
@@ -391,12 +392,49 @@ class Campaigns(Application[UUID]):
         name = name or f"{source.state.name} (fork at {source.version})"
         events = (edition.fork_event(source.state, name),
                   ForkedFrom(source=campaign_id, version=source.version))
-        outcome = self._append(fork_id, None, edition, events, seat, "")
         with self._locks[hash(campaign_id) % _LOCK_STRIPES]:
             current = self._load(campaign_id)
-            self._append(campaign_id, current, edition,
-                         (ForkMade(fork=fork_id, version=source.version),), seat, "")
-        return outcome
+            fork, records = self._stage(fork_id, None, edition, events, seat, "")
+            made, more = self._stage(campaign_id, current, edition,
+                                     (ForkMade(fork=fork_id, version=source.version),), seat, "")
+            # One transaction: the fork and the source's ForkMade are stored together or, if
+            # another writer got to the source first (CampaignConflict), neither is.
+            return self.commit((
+                Staged(campaign_id=fork_id, base=None, campaign=fork, records=records),
+                Staged(campaign_id=campaign_id, base=current, campaign=made, records=more),
+            ))[0]
+
+    def seat_player(self, campaign_id: UUID, command: Any,
+                    issue: Callable[[int], str]) -> tuple[Outcome, str]:
+        """Seat a player (``command``: the edition's seating command) and make its token with
+        ``issue(seat)``: the seat and its ``SeatTokenIssued`` (R-X-REC-4) are stored in one
+        transaction, after the token. A crash in between leaves a token nobody was shown, never
+        a seat without a token. The outcome of both, and the token."""
+        with self._locks[hash(campaign_id) % _LOCK_STRIPES]:
+            seated = self.prepare(self._load(campaign_id), command)
+            seat = get_edition(seated.campaign.edition).seats(seated.campaign.state)[-1]
+            return self._with_token(seated, IssueToken(seat=seat, holder=seat), issue)
+
+    def issue_token(self, campaign_id: UUID, seat: int,
+                    issue: Callable[[int], str]) -> tuple[Outcome, str]:
+        """The owner issues ``seat`` a token with ``issue(seat)``, recorded as
+        ``SeatTokenIssued`` (R-X-REC-4, refused like any command: no such seat, closed)."""
+        with self._locks[hash(campaign_id) % _LOCK_STRIPES]:
+            return self._with_token(None, IssueToken(holder=seat), issue,
+                                    self._load(campaign_id))
+
+    def _with_token(self, before: Staged | None, command: IssueToken,
+                    issue: Callable[[int], str],
+                    campaign: Campaign | None = None) -> tuple[Outcome, str]:
+        staged = [before] if before is not None else []
+        base = before.campaign if before is not None else campaign
+        assert base is not None
+        staged.append(self.prepare(base, command))
+        token = issue(command.holder)  # stored first: see seat_player
+        outcomes = self.commit(staged)
+        last = outcomes[-1]
+        events = tuple(e for o in outcomes for e in o.events)
+        return msgspec.structs.replace(last, events=events), token
 
     def version_at(self, campaign_id: UUID, at: datetime) -> int:
         """The campaign's version at time ``at``: its last event stamped no later than it."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -122,8 +123,13 @@ def _import(args: argparse.Namespace) -> int:
         keyring = Keyring(dict(app.env))
         try:
             owner = keyring.open_campaign(campaign_id)
-            seats = [(p.seat, p.name, keyring.issue(campaign_id, p.seat))
-                     for p in app.state(campaign_id).players]
+            state = app.state(campaign_id)
+            # Each seat's token is recorded as issued by the owner (R-X-REC-4); a closed
+            # campaign accepts nothing, tokens included (R-X-REC-3).
+            seats = [] if state.closed else [
+                (p.seat, p.name, app.issue_token(campaign_id, p.seat,
+                                                 partial(keyring.issue, campaign_id))[1])
+                for p in state.players]
         finally:
             keyring.close()
         print(f"\nimported as campaign {campaign_id} ({app.get(campaign_id).version} events)")

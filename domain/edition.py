@@ -39,6 +39,9 @@ class Edition(Protocol):
     def seats(self, state: Any) -> tuple[int, ...]:
         """The seats at the table, for the record's votes."""
 
+    def closed(self, state: Any) -> bool:
+        """Whether the campaign is over: its owner closed it (R-X-REC-3)."""
+
     def starts_scene(self, event: Any) -> bool:
         """Whether ``event`` starts a scene (disputes reach back to it, R-REC-2)."""
 

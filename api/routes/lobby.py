@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from uuid import UUID, uuid4
 
 from litestar import post
@@ -50,9 +51,12 @@ async def take_seat(
 
     The campaign id is the invitation: whoever has it may join.
     """
-    outcome = await services.committer.execute(campaign_id, c.SeatPlayer(name=data.name))
+    # The seat and its token's record (R-X-REC-4) are stored in one step (see
+    # Campaigns.seat_player): a crash never leaves a seat without a token.
+    outcome, token = await services.committer.call(
+        services.campaigns.seat_player, campaign_id, c.SeatPlayer(name=data.name),
+        partial(services.keyring.issue, campaign_id), invalidates=campaign_id)
     seat = len(outcome.state.players)
-    token = await services.committer.call(services.keyring.issue, campaign_id, seat)
     await announce(services, campaign_id)
     return SeatTaken(campaign_id=campaign_id, seat=seat, token=token, version=outcome.version)
 

@@ -8,6 +8,7 @@ Undo, opening a dispute, voting and withdrawing are commands like any other, sen
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -18,7 +19,14 @@ from litestar.params import FromPath, JSONBody, QueryParameter
 
 from api import problems
 from api.schemas import Applied, EventOut, event_out
-from api.services import QUERY_PROBLEMS, ActorDep, ServicesDep, apply_command, in_thread
+from api.services import (
+    QUERY_PROBLEMS,
+    ActorDep,
+    ServicesDep,
+    announce,
+    apply_command,
+    in_thread,
+)
 from domain.capes.diff import Diff, diff
 from domain.capes.views import Board, board
 from domain.record import Record, TableOptions
@@ -219,7 +227,11 @@ async def issue_seat_token(
     state = await in_thread(services.campaigns.state, campaign_id)
     if not 1 <= seat <= len(state.players):
         raise NotFoundException(f"no seat {seat}")
-    token = await services.committer.call(services.keyring.issue, campaign_id, seat)
+    # Recorded in the log as SeatTokenIssued by the owner (R-X-REC-4), stored after the token.
+    _, token = await services.committer.call(
+        services.campaigns.issue_token, campaign_id, seat,
+        partial(services.keyring.issue, campaign_id), invalidates=campaign_id)
+    await announce(services, campaign_id)
     return SeatToken(seat=seat, token=token)
 
 

@@ -60,6 +60,9 @@ class CapesEdition:
     def seats(self, state: CampaignState) -> tuple[int, ...]:
         return tuple(p.seat for p in state.players)
 
+    def closed(self, state: CampaignState) -> bool:
+        return state.closed
+
     def starts_scene(self, event: Event) -> bool:
         return isinstance(event, SceneFramed)
 

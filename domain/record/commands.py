@@ -75,7 +75,14 @@ class AddSeed(RecordCommand, frozen=True, kw_only=True, tag="add_seed"):
     seed: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
 
 
+class IssueToken(RecordCommand, frozen=True, kw_only=True, tag="issue_token"):
+    """Issued by the server when a token for seat ``holder`` is made (R-X-REC-4): by the seat
+    itself as it sits down (``seat`` = ``holder``), or by the owner (``seat`` 0)."""
+
+    holder: Annotated[int, msgspec.Meta(ge=1, le=64)]
+
+
 RECORD_COMMAND_TYPES: tuple[type[RecordCommand], ...] = (
     Undo, OpenDispute, Vote, SettleDispute, WithdrawDispute, ExpireDispute, SetTableOptions,
-    AddSeed,
+    AddSeed, IssueToken,
 )

@@ -20,6 +20,7 @@ from ..errors import DomainError, InvalidReference, NotPermitted, RuleViolation,
 from .commands import (
     AddSeed,
     ExpireDispute,
+    IssueToken,
     OpenDispute,
     RecordCommand,
     SetTableOptions,
@@ -40,6 +41,7 @@ from .events import (
     RecordEvent,
     Rewound,
     SeatSeedAdded,
+    SeatTokenIssued,
     SeedsClosed,
     TableOptionsSet,
     Undone,
@@ -80,8 +82,16 @@ def _decide(command: RecordCommand, record: Record, seats: Sequence[int]) -> lis
     raise InvalidReference(f"unknown command {type(command).__name__}")
 
 
-def decide(record: Record, seats: Sequence[int], command: RecordCommand) -> tuple[RecordEvent, ...]:
-    """The record's events for ``command``, or raise a DomainError."""
+def decide(record: Record, seats: Sequence[int], command: RecordCommand,
+           closed: bool = False) -> tuple[RecordEvent, ...]:
+    """The record's events for ``command``, or raise a DomainError.
+
+    ``closed``: whether the game is over (its owner closed it): then nothing is accepted,
+    not even a dispute or the table's options, so nothing can reopen it (R-X-REC-3).
+    """
+    if closed and not isinstance(command, ExpireDispute):
+        raise NotPermitted("the campaign is closed: nothing but reads, exports and forks "
+                           "(R-X-REC-3)")
     if command.seat != OWNER and command.seat not in seats:
         raise InvalidReference(f"no seat {command.seat} at this table")
     return tuple(_decide(command, record, seats))
@@ -118,6 +128,10 @@ def _undo(command: Undo, record: Record, seats: Sequence[int]) -> list[RecordEve
         raise RuleViolation("R-REC-1", "a seat undoes only its own last command, and only "
                             "until another seat acts")
     span = record.undoable[-1]
+    if span.rolled:
+        # R-X-REC-1: the die's value was in the answer: undoing it would be a free re-roll.
+        raise RuleViolation("R-X-REC-1", "a command that rolled a die cannot be undone once "
+                            "its value is seen; the table can dispute it instead (R-REC-2)")
     return [Undone(seat=command.seat, first=span.first, last=span.last)]
 
 
@@ -135,6 +149,10 @@ def _dispute(command: OpenDispute, record: Record, seats: Sequence[int]) -> list
         raise RuleViolation("R-REC-2", f"event {command.position} is not a move of the game "
                             "still in effect")
     voters = tuple(s for s in seats if s != command.actor)
+    if voters == (command.seat,) and command.actor is not None:
+        # R-X-REC-2: a dispute needs someone besides its opener to agree. At a two-seat table
+        # the only other seat is the actor's: it votes too, so it must concede.
+        voters = tuple(sorted((command.seat, command.actor)))
     if not voters:  # pragma: no cover - a table has two seats at least
         raise RuleViolation("R-REC-3", "no seat may vote on this dispute")
     needed = len(voters) if record.options.dispute_threshold == "unanimous" else (
@@ -224,35 +242,50 @@ def _add_seed(command: AddSeed, record: Record, seats: Sequence[int]) -> list[Re
     return [SeatSeedAdded(seat=command.seat, seed=command.seed)]
 
 
+@_decide.register
+def _issue_token(command: IssueToken, record: Record,
+                 seats: Sequence[int]) -> list[RecordEvent]:
+    # R-X-REC-4: a seat is issued its own token as it sits down; later only the owner issues.
+    if command.holder not in seats:
+        raise InvalidReference(f"no seat {command.holder} at this table")
+    if command.seat not in (OWNER, command.holder):
+        raise NotPermitted("only the owner issues a token for another seat")
+    return [SeatTokenIssued(seat=command.holder,
+                            by="owner" if command.seat == OWNER else "seat")]
+
+
 # -- evolve ----------------------------------------------------------------------------------
 
 
 def evolve(
     record: Record, position: int, seat: int | None, command_start: int, event: Any,
-    starts_scene: bool = False, draw: int = 0,
+    starts_scene: bool = False, draw: int = 0, rolled: bool = False,
 ) -> Record:
     """The record after the event at ``position`` (a game event or one of the record's).
 
-    ``draw`` is the roll counter of the die a game event rolled (0: none, R-FAIR-4).
+    ``draw`` is the roll counter of the die a game event rolled (0: none, R-FAIR-4);
+    ``rolled`` whether it rolled one at all (R-X-REC-1).
     """
     record = replace(record, version=max(record.version, position))
     if isinstance(event, RecordEvent):
         return _fold(event, record)
     if starts_scene:
         record = replace(record, scene_start=position)
-    return replace(record, undoable=_track(record.undoable, position, seat, command_start),
+    return replace(record, undoable=_track(record.undoable, position, seat, command_start,
+                                           rolled),
                    game_version=position, rolls=max(record.rolls, draw))
 
 
 def _track(undoable: tuple[Span, ...], position: int, seat: int | None,
-           command_start: int) -> tuple[Span, ...]:
+           command_start: int, rolled: bool) -> tuple[Span, ...]:
     """R-REC-1: the tail run of one seat's commands; another seat's command starts it anew."""
     if undoable and command_start <= undoable[-1].last:
         # Another event of the command already being tracked.
-        return (*undoable[:-1], replace(undoable[-1], last=position))
+        last = undoable[-1]
+        return (*undoable[:-1], replace(last, last=position, rolled=last.rolled or rolled))
     if seat is None:
         return ()
-    span = Span(seat=seat, first=position, last=position)
+    span = Span(seat=seat, first=position, last=position, rolled=rolled)
     if undoable and undoable[-1].seat == seat:
         return (*undoable, span)
     return (span,)
@@ -342,6 +375,11 @@ def _(event: SeedsClosed, record: Record) -> Record:
 @_fold.register
 def _(event: DiceRevealed, record: Record) -> Record:
     return replace(record, dice=None)
+
+
+@_fold.register
+def _(event: SeatTokenIssued, record: Record) -> Record:
+    return record
 
 
 @_fold.register

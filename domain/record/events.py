@@ -111,7 +111,16 @@ class ImportedFrom(RecordEvent, frozen=True, tag=True):
     chain: str
 
 
+class SeatTokenIssued(RecordEvent, frozen=True, tag=True):
+    """R-X-REC-4: a bearer token for ``seat`` was (re)issued, by ``by``: ``"seat"`` (the player
+    taking the seat) or ``"owner"``. The token itself is never in the log."""
+
+    seat: int
+    by: Literal["seat", "owner"]
+
+
 RECORD_EVENT_TYPES: tuple[type[RecordEvent], ...] = (
     TableOptionsSet, Undone, DisputeOpened, DisputeVoted, DisputeSettled, Rewound, ForkMade,
     ForkedFrom, DiceCommitted, SeatSeedAdded, SeedsClosed, DiceRevealed, ImportedFrom,
+    SeatTokenIssued,
 )

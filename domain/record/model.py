@@ -31,6 +31,8 @@ class Span(Frozen, frozen=True, kw_only=True):
     seat: int | None
     first: int
     last: int
+    #: Whether the command rolled a die: its value was seen, so it cannot be undone (R-X-REC-1).
+    rolled: bool = False
 
 
 class Dispute(Frozen, frozen=True, kw_only=True):

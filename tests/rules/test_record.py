@@ -149,19 +149,40 @@ def test_an_undo_cannot_cross_another_seats_action() -> None:
     p(Undo(seat=2))  # seat 2 may take its own back
 
 
-def test_an_undone_roll_stays_in_the_log_and_the_die_rolls_anew_with_a_new_value() -> None:
-    """R-REC-1: no fishing for a better roll: the next roll draws a new value."""
+def test_a_roll_cannot_be_undone_once_its_value_is_seen() -> None:
+    """R-X-REC-1: undoing a roll would be a free re-roll: it is refused and the die stays."""
     p = Played(dice=[2, 6])
     a_turn_with_a_conflict(p)
     p(c.StartTurn(seat=2, character=2))
     p(c.RollDie(seat=2, ability="skill 1", conflict=1, die=1))
-    p(Undo(seat=2))
-    assert p.state.conflicts[1].sides[0].dice[0].value == 1
+    error = p.refused(Undo(seat=2))
+    assert error.rule == "R-X-REC-1"  # type: ignore[attr-defined]
+    assert p.state.conflicts[1].sides[0].dice[0].value == 2
+
+
+def test_an_undo_walks_back_only_as_far_as_the_last_roll() -> None:
+    """R-X-REC-1: the seat's commands after its roll come off; the roll itself stays."""
+    p = Played(dice=[4])
+    a_turn_with_a_conflict(p)
+    p(c.StartTurn(seat=2, character=2))
     p(c.RollDie(seat=2, ability="skill 1", conflict=1, die=1))
+    after_roll = p.state
+    p(c.AcceptRoll(seat=2))
+    p(Undo(seat=2))
+    assert p.state == after_roll
+    assert p.refused(Undo(seat=2)).rule == "R-X-REC-1"  # type: ignore[attr-defined]
+
+
+def test_fishing_for_a_six_with_undo_never_gets_a_second_draw() -> None:
+    """R-X-REC-1 (the probe of issue 13): roll, see, undo, roll again is impossible."""
+    p = Played(dice=[1, 6, 6, 6, 6, 6, 6])
+    a_turn_with_a_conflict(p)
+    p(c.StartTurn(seat=2, character=2))
+    p(c.RollDie(seat=2, ability="skill 1", conflict=1, die=1))
+    for _ in range(6):
+        p.refused(Undo(seat=2))
     rolls = [r.event.rolled for r in p.log() if type(r.event).__name__ == "DieRolled"]
-    assert rolls == [2, 6]
-    assert p.app.get(p.id).record.reverted == ((p.position_of("DieRolled", last=False) - 2,
-                                                p.position_of("DieRolled", last=False)),)
+    assert rolls == [1]
 
 
 # -- disputes (R-REC-2, R-REC-3, R-REC-4) ----------------------------------------------------
