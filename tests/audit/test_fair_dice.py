@@ -26,6 +26,7 @@ from application.campaigns import Campaigns
 from application.dice import ScriptedDice
 from application.fair import LIMIT, derive, message
 from domain.capes import commands as c
+from domain.errors import RuleViolation
 from domain.record.commands import Undo
 from domain.record.events import DiceCommitted, DiceRevealed, SeatSeedAdded
 
@@ -136,8 +137,9 @@ def test_a_scene_commits_closes_and_reveals_and_every_die_recomputes(
         app.close()
 
 
-def test_an_undone_roll_is_rolled_again_with_a_new_counter() -> None:
-    """R-FAIR-4, R-REC-1: the counter is never rewound, so undoing cannot fish for a roll."""
+def test_a_roll_is_not_undone_and_the_next_die_gets_the_next_counter() -> None:
+    """R-FAIR-4, R-X-REC-1: undoing a roll is refused, so it cannot fish for a roll; the
+    counter only ever goes up."""
     app = Campaigns(MEMORY)
     rng = random.Random(5)
     for _ in range(40):
@@ -146,7 +148,9 @@ def test_an_undone_roll_is_rolled_again_with_a_new_counter() -> None:
             continue
         rolled = rolls(app, campaign)[-1]
         assert rolled.event.draw == 1
-        app.execute(campaign, Undo(seat=rolled.seat))
+        with pytest.raises(RuleViolation) as refused:
+            app.execute(campaign, Undo(seat=rolled.seat))
+        assert refused.value.rule == "R-X-REC-1"
         assert app.get(campaign).record.rolls == 1, "the record keeps the counter"
         if not play_until(app, campaign, lambda a, cid: len(rolls(a, cid)) >= 2, rng):
             continue

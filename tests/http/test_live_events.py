@@ -74,7 +74,9 @@ def test_a_subscriber_receives_a_commands_events_as_they_happen_and_resumes_exac
             messages = sse_messages(stream)
             backlog = read_until(messages, version)
             assert ids(backlog) == list(range(1, version + 1))
-            assert [m.event for m in backlog] == ["CampaignCreated"] + ["PlayerSeated"] * 3
+            # Each seat with the record of its token (R-X-REC-4).
+            assert [m.event for m in backlog] == (["CampaignCreated"]
+                                                  + ["PlayerSeated", "SeatTokenIssued"] * 3)
 
             narration, command = DEMO_STEPS[0]
             applied = table.play(narration, command)
@@ -107,13 +109,13 @@ def test_a_subscriber_hears_a_seat_taken_and_the_after_parameter_resumes_too(
         stream = watcher.send(request, stream=True)
         try:
             messages = sse_messages(stream)
-            assert ids(read_until(messages, 2)) == [2]
+            assert ids(read_until(messages, 3)) == [2, 3]
             seat = table.seat("Ben")
-            heard = read_until(messages, 3, limit=PROMPT)
+            heard = read_until(messages, 5, limit=PROMPT)
         finally:
             stream.close()
         assert [(m.id, m.event, m.data["event"]["seat"]) for m in heard] == [
-            (3, "PlayerSeated", seat)]
+            (4, "PlayerSeated", seat), (5, "SeatTokenIssued", seat)]
 
 
 def test_the_stream_refuses_a_wrong_token_and_an_unknown_campaign(base_url: str) -> None:
@@ -145,7 +147,7 @@ def test_with_two_workers_on_redis_a_subscriber_hears_commands_run_by_either(
         stream = subscribe(watcher, table)
         try:
             messages = sse_messages(stream)
-            read_until(messages, 4)
+            read_until(messages, 7)  # created, then three seats and their tokens
             heard: list[Message] = []
             sent: list[dict[str, object]] = []
             # Each command on a connection of its own: the kernel hands each to either worker.

@@ -104,7 +104,7 @@ def test_three_seats_take_their_places_with_a_token_each(played: Played) -> None
 
 
 def test_every_step_appends_its_events_in_order_as_the_acting_seat(played: Played) -> None:
-    version = 1 + len(DEMO_PLAYERS)  # created, then seated
+    version = 1 + 2 * len(DEMO_PLAYERS)  # created, then seated, each with its token's record
     for (narration, command), applied in played.applied:
         positions = [e["position"] for e in applied["events"]]
         first = positions[0] if positions else version + 1
@@ -187,7 +187,7 @@ def test_a_query_at_a_version_shows_the_campaign_as_it_was_then(
 def test_the_state_at_version_one_is_the_campaign_just_opened(played: Played) -> None:
     created = played.table.query("state", version=1)
     assert created["players"] == [] and created["characters"] == {}
-    seated = played.table.query("state", version=1 + len(DEMO_PLAYERS))
+    seated = played.table.query("state", version=1 + 2 * len(DEMO_PLAYERS))
     assert [p["name"] for p in seated["players"]] == list(DEMO_PLAYERS)
 
 

@@ -36,16 +36,26 @@ def test_a_seat_undoes_its_last_command_and_the_log_marks_it_reverted(
     client: TestClient[Any],
 ) -> None:
     """R-REC-1, R-REC-5: undo over HTTP; the events stay, marked reverted."""
-    table = at_the_first_roll(client)
-    before = table.query("board", version=table.version() - 3)
+    table = demo_table(client)
+    play_until(table, "Reyes waves the cars off the bridge")  # Cleo has just started a turn
+    before = table.query("board", version=table.version() - 1)
     undone = table.send({"type": "undo"}, seat=3)
     assert undone.status_code == 200, undone.text
     assert [e["type"] for e in undone.json()["events"]] == ["Undone"]
-    assert table.query("board")["conflicts"] == before["conflicts"]
-    log = table.query("events", after=table.version() - 5)["events"]
-    assert [e["reverted"] for e in log] == [False, True, True, True, False]
+    assert table.query("board")["turn"] == before["turn"]
+    log = table.query("events", after=table.version() - 3)["events"]
+    assert [e["reverted"] for e in log] == [False, True, False]
     refused = table.send({"type": "undo"}, seat=1)
     assert refused.status_code == 422 and refused.json()["rule"] == "R-REC-1"
+
+
+def test_a_roll_is_not_undone_over_http(client: TestClient[Any]) -> None:
+    """R-X-REC-1: the die's value is in the answer: undoing the roll is refused, 422."""
+    table = at_the_first_roll(client)
+    version = table.version()
+    refused = table.send({"type": "undo"}, seat=3)
+    assert refused.status_code == 422 and refused.json()["rule"] == "R-X-REC-1"
+    assert table.version() == version
 
 
 def test_a_dispute_is_previewed_voted_and_upheld_rewinding_the_game(

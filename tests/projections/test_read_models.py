@@ -300,18 +300,24 @@ def test_read_models_leave_out_what_an_undo_or_an_upheld_dispute_reverted(
            c.PassClaiming(seat=2), c.ChooseCharacter(seat=3, character=3),
            *(c.PassClaiming(seat=s) for s in (3, 1, 2, 3)),
            c.StartTurn(seat=1, character=1),
-           c.CreateConflict(seat=1, kind="event", text="The crane falls"), c.EndTurn(seat=1),
-           c.StartTurn(seat=2, character=2))
+           c.CreateConflict(seat=1, kind="event", text="The crane falls"), c.EndTurn(seat=1))
+        started = do(c.StartTurn(seat=2, character=2))
+        undone = do(Undo(seat=2))  # a roll cannot be undone (R-X-REC-1): the turn's start can
+        do(c.StartTurn(seat=2, character=2))
         rolled = do(c.RollDie(seat=2, ability="style 3", conflict=1, die=1))  # a 3
         read_models.runner.catch_up()
         assert read_models.analytics.analytics(campaign).dice.overall.faces == (0, 0, 1, 0, 0, 0)  # type: ignore[union-attr]
 
-        undone = do(Undo(seat=2))
+        def disputed_and_upheld(roll: Any) -> Any:
+            do(OpenDispute(seat=1, position=roll.events[0].originator_version,
+                           reason="that was not it"))
+            upheld = do(Vote(seat=3, uphold=True))
+            assert type(upheld.events[-1].event).__name__ == "Rewound"
+            return upheld
+
+        rewound_first = disputed_and_upheld(rolled)
         disputed = do(c.RollDie(seat=2, ability="style 2", conflict=1, die=1))  # a 5
-        position = disputed.events[0].originator_version
-        do(OpenDispute(seat=1, position=position, reason="that was not a 5"))
-        rewound = do(Vote(seat=3, uphold=True))
-        assert type(rewound.events[-1].event).__name__ == "Rewound"
+        rewound = disputed_and_upheld(disputed)
         do(c.RollDie(seat=2, ability="style 1", conflict=1, die=1))  # a 2, in effect
         read_models.runner.catch_up()
 
@@ -319,15 +325,17 @@ def test_read_models_leave_out_what_an_undo_or_an_upheld_dispute_reverted(
         assert figures is not None
         assert figures.dice.overall.faces == (0, 1, 0, 0, 0, 0)
         assert figures.dice.reverted == 2
-        assert figures.undos == 1 and figures.rewinds == 1
+        assert figures.undos == 1 and figures.rewinds == 2
         assert figures.abilities.uses == 1
         reverted = {t.position: t.reverted_by
                     for t in read_models.timeline.entries(campaign, limit=1000, reverted=True)}
         undo_at = undone.events[0].originator_version
-        rewind_at = rewound.events[-1].originator_version
         assert reverted == {
-            **{r.originator_version: undo_at for r in rolled.events},
-            **{r.originator_version: rewind_at for r in disputed.events},
+            **{r.originator_version: undo_at for r in started.events},
+            **{r.originator_version: rewound_first.events[-1].originator_version
+               for r in rolled.events},
+            **{r.originator_version: rewound.events[-1].originator_version
+               for r in disputed.events},
         }
         check_read_models(app, read_models, [campaign])
     finally:
