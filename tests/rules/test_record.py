@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,6 +25,7 @@ from domain.edition import fold
 from domain.errors import DomainError, NotPermitted, RuleViolation, StaleVersion
 from domain.record import RecordEvent, TableOptions
 from domain.record.commands import (
+    AddSeed,
     ExpireDispute,
     OpenDispute,
     SetTableOptions,
@@ -330,6 +332,112 @@ def test_reverted_events_stay_in_the_log() -> None:
     from domain.record import is_reverted
 
     assert is_reverted(p.record, first) and not is_reverted(p.record, first - 1)
+
+
+def two_seats() -> tuple[Campaigns, UUID]:
+    """A two-seat table in its first scene, seat 2 having just started a turn."""
+    app = Campaigns(MEMORY, dice=ScriptedDice([3]), clock=Clock())
+    cid = app.create(c.CreateCampaign(name="Duo")).campaign_id
+    for command in (
+        c.SeatPlayer(name="Ana"), c.SeatPlayer(name="Ben"),
+        c.CreateCharacter(seat=1, name="Nightjar", build=abilities("skill", "style", "attitude")),
+        c.CreateCharacter(seat=2, name="Tempest", build=abilities("skill", "style", "attitude")),
+        c.FrameScene(seat=1, text="The docks"), c.ChooseCharacter(seat=1, character=1),
+        c.PassClaiming(seat=1), c.ChooseCharacter(seat=2, character=2),
+        *(c.PassClaiming(seat=s) for s in (2, 1, 2)),
+        c.StartTurn(seat=1, character=1),
+        c.CreateConflict(seat=1, kind="event", text="The crane falls"), c.EndTurn(seat=1),
+        c.StartTurn(seat=2, character=2),
+    ):
+        app.execute(cid, command)
+    return app, cid
+
+
+def test_at_a_two_seat_table_a_dispute_is_not_settled_by_its_opener_alone() -> None:
+    """R-X-REC-2: opening is a vote, but the other seat (the move's maker) must concede."""
+    app, cid = two_seats()
+    moved = app.execute(cid, c.RollDie(seat=2, ability="skill 1", conflict=1, die=1))
+    position = moved.events[-1].originator_version
+    opened = app.execute(cid, OpenDispute(seat=1, position=position, reason="not fair"))
+    assert [type(r.event).__name__ for r in opened.events] == ["DisputeOpened", "DisputeVoted"]
+    dispute = app.get(cid).record.dispute
+    assert dispute is not None and dispute.voters == (1, 2) and dispute.needed == 2
+    rewound = app.execute(cid, Vote(seat=2, uphold=True))
+    assert type(rewound.events[-1].event).__name__ == "Rewound"
+
+
+def test_at_a_two_seat_table_the_maker_may_refuse_a_dispute() -> None:
+    """R-X-REC-2: the maker's no rejects it; the game is unchanged."""
+    app, cid = two_seats()
+    moved = app.execute(cid, c.RollDie(seat=2, ability="skill 1", conflict=1, die=1))
+    before = app.state(cid)
+    app.execute(cid, OpenDispute(seat=1, position=moved.events[-1].originator_version,
+                                 reason="not fair"))
+    settled = app.execute(cid, Vote(seat=2, uphold=False))
+    assert [type(r.event).__name__ for r in settled.events][-1] == "DisputeSettled"
+    assert app.state(cid) == before and app.get(cid).record.dispute is None
+
+
+# -- a closed campaign (R-X-REC-3) -----------------------------------------------------------
+
+
+def test_after_the_close_no_dispute_option_undo_seed_or_token_is_accepted() -> None:
+    """R-X-REC-3: a closed campaign accepts nothing, so nothing can reopen it."""
+    p = Played()
+    a_turn_with_a_conflict(p)
+    moved = p.position_of("ConflictCreated")
+    p(c.CloseCampaign())
+    for command in (OpenDispute(seat=2, position=moved, reason="before the close"),
+                    SetTableOptions(options=TableOptions(owner_settles=True)),
+                    Undo(seat=1), AddSeed(seat=2, seed="late"),
+                    c.StartTurn(seat=2, character=2)):
+        p.refused(command, NotPermitted)
+    with pytest.raises(NotPermitted):
+        p.app.issue_token(p.id, 1, lambda seat: "never")
+    assert p.state.closed
+
+
+def test_a_dispute_cannot_be_open_when_the_owner_closes() -> None:
+    """R-X-REC-3, R-REC-2: closing is a game command: it waits for an open dispute."""
+    p = Played(dice=[2])
+    a_disputed_roll(p)
+    p.refused(c.CloseCampaign(), DisputePending)
+
+
+# -- tokens recorded (R-X-REC-4) -------------------------------------------------------------
+
+
+def test_a_token_is_recorded_in_the_log_with_who_issued_it_and_never_the_token() -> None:
+    """R-X-REC-4: seating records the seat's own token; the owner's reissue says owner."""
+    app = Campaigns(MEMORY, clock=Clock())
+    cid = app.create(c.CreateCampaign(name="Keys")).campaign_id
+    made: list[int] = []
+
+    def issue(seat: int) -> str:
+        made.append(seat)
+        return f"token-{seat}"
+
+    seated, token = app.seat_player(cid, c.SeatPlayer(name="Ana"), issue)
+    assert token == "token-1" and made == [1]
+    assert [(type(r.event).__name__, r.seat) for r in seated.events] == [
+        ("PlayerSeated", None), ("SeatTokenIssued", 1)]
+    assert seated.events[-1].event.by == "seat"
+    again, _ = app.issue_token(cid, 1, issue)
+    assert [(type(r.event).__name__, r.seat, r.event.by) for r in again.events] == [
+        ("SeatTokenIssued", None, "owner")]
+    assert "token-1" not in str([msgspec.json.encode(r) for r in app.history(cid)])
+    with pytest.raises(DomainError):
+        app.issue_token(cid, 2, issue)  # no seat 2
+    assert made == [1, 1]
+
+
+def test_a_refused_seat_makes_no_token() -> None:
+    """R-X-REC-4, R-X-SEAT-1: the seat is decided before its token is made."""
+    app = Campaigns(MEMORY, clock=Clock())
+    cid = app.create(c.CreateCampaign(name="Keys")).campaign_id
+    app.seat_player(cid, c.SeatPlayer(name="Ana"), lambda seat: "a")
+    with pytest.raises(RuleViolation):
+        app.seat_player(cid, c.SeatPlayer(name="Ana"), lambda seat: pytest.fail("made"))
 
 
 # -- forks (R-REC-6) -------------------------------------------------------------------------
