@@ -15,7 +15,7 @@ with what they share in :mod:`benchmarks.common` (parameters, CPU watch, servers
 facts) and :mod:`benchmarks.mix` (the game mix), and the command line in :mod:`benchmarks.run`.
 
 Importing the package puts the repository root on ``sys.path``, so that the modules import
-the server's packages (``api``, ``domain``, ``projections``) from the working tree.
+the server's packages (``application``, ``domain``, ``projections``) from the working tree.
 """
 
 import sys

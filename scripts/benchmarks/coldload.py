@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from api.application import Campaigns
-from api.dice import SeededDice
+from application.campaigns import Campaigns
+from application.dice import SeededDice
 from benchmarks.common import CpuWatch, say
 from benchmarks.randomplay import random_play
 
@@ -71,7 +71,7 @@ def old_versions(env: dict[str, str], cid: UUID, last: int, count: int,
 
 
 def read_decode(app: Campaigns, cid: UUID, repeats: int = 3) -> dict[str, float]:
-    from api.aggregate import project_campaign
+    from application.aggregate import project_campaign
 
     reads, decodes, folds = [], [], []
     n = 0

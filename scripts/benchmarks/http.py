@@ -152,10 +152,10 @@ BUCKETS: tuple[tuple[str, str], ...] = (
     ("folding events (project_campaign, evolve)", r"project_campaign"),
     ("board view", r"domain/capes/views\.py"),
     ("rules engine (decide)", r"\(domain/"),
-    ("msgspec mapper (encode/decode stored events)", r"api/mapper\.py"),
-    ("authentication (Keyring)", r"api/credentials\.py"),
+    ("msgspec mapper (encode/decode stored events)", r"application/mapper\.py"),
+    ("authentication (Keyring)", r"application/credentials\.py"),
     ("eventsourcing library, other (repository, cache, pool)", r"eventsourcing/"),
-    ("application code, other (api/application.py)", r"api/application\.py"),
+    ("application code, other (application/campaigns.py)", r"application/campaigns\.py"),
     ("uvicorn: writing the response to the socket", r"RequestResponseCycle\.send"),
     ("anyio: handing work to a thread and back", r"anyio/"),
     ("Litestar: routing, DI, parsing, validation, serialisation", r"litestar/"),
@@ -231,9 +231,10 @@ def summarise_wall(raw: Path) -> dict[str, Any]:
     return {"writer": writer.most_common(), "loop": loop.most_common()}
 
 
-#: The writer thread's (api.committer) wall clock, first match from the top.
+#: The writer thread's (application.committer) wall clock, first match from the top.
 WRITER_BUCKETS: tuple[tuple[str, str], ...] = (
-    ("idle: waiting for commands", r"Queue\.get|Committer\._run \(api/committer\.py:\d+\)$"),
+    ("idle: waiting for commands",
+     r"Queue\.get|Committer\._run \(application/committer\.py:\d+\)$"),
     ("storing a group: SQLite insert + commit (fsync), one transaction", r"insert_events"),
     ("snapshots", r"_snapshot|take_snapshot"),
     ("looking for other writers' events", r"Committer\._sync"),
@@ -298,7 +299,7 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
            if k not in ("CAPES_DATABASE_URL", "CAPES_REDIS_URL")}
     env |= {"CAPES_DB": str(tmp / "server.sqlite"), "CAPES_RATE_LIMIT": "0",
             "PYTHONPATH": str(ROOT)}
-    game_argv = [sys.executable, "-m", "api.cli", "serve", "--host", HOST, "--port",
+    game_argv = [sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port",
                  str(game_port), "--workers", "1", "--log-level", "warning"]
     bare_argv = [sys.executable, "-m", "uvicorn", "--app-dir", str(SCRIPTS), "bare_app:app",
                  "--host", HOST, "--port", str(bare_port), "--workers", "1",

@@ -1,6 +1,6 @@
 """In-process. ``Campaigns.execute`` on an SQLite file without HTTP (aggregate cache on), and
-the server's writer (``api.committer``: group commits) with many players at once; a cProfile
-of the command path."""
+the server's writer (``application.committer``: group commits) with many players at once; a
+cProfile of the command path."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from api.application import Campaigns, open_campaigns
-from api.committer import Committer
+from application.campaigns import Campaigns, open_campaigns
+from application.committer import Committer
 from benchmarks import ROOT
 from benchmarks.common import CpuWatch, percentile, say, wait_quiet
 from benchmarks.mix import mix_setup, turn_plan
@@ -62,9 +62,9 @@ def turn_cycle(app: Campaigns, ids: list[UUID], seconds: float, limit: int,
 
 def writer_cycle(app: Campaigns, ids: list[UUID], seconds: float, limit: int,
                  max_turns: int) -> dict[str, Any]:
-    """The HTTP mix's commands through the server's writer (api.committer) without HTTP: one
-    asyncio task per campaign, each awaiting its command's answer before the next, as a
-    player does; they queue up together and are committed in groups."""
+    """The HTTP mix's commands through the server's writer (application.committer) without
+    HTTP: one asyncio task per campaign, each awaiting its command's answer before the next, as
+    a player does; they queue up together and are committed in groups."""
     writer = Committer(app)
     latencies: list[float] = []
     deadline = time.perf_counter() + seconds
@@ -131,8 +131,8 @@ def inproc_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
     fresh = [inproc_setup(app) for _ in range(4)]
     out["cprofile"] = profile_inproc(app, fresh, p["profile_commands"])
     grouped = [inproc_setup(app) for _ in range(p["inproc_campaigns"])]
-    say(f"in-process: the server's writer (api.committer), {len(grouped)} players at once, "
-        f"{p['inproc_seconds']}s")
+    say(f"in-process: the server's writer (application.committer), {len(grouped)} players at "
+        f"once, {p['inproc_seconds']}s")
     watch = CpuWatch([])
     writer = writer_cycle(app, grouped, p["inproc_seconds"], p["inproc_max_commands"],
                           p["max_turns"])

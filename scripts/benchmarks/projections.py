@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from api.application import Campaigns
-from api.dice import SeededDice
+from application.campaigns import Campaigns
+from application.dice import SeededDice
 from benchmarks.common import say
 from benchmarks.randomplay import random_play
 from domain.capes.views import board

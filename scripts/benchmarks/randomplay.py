@@ -8,7 +8,7 @@ import time
 from typing import Any
 from uuid import UUID
 
-from api.application import Campaigns
+from application.campaigns import Campaigns
 from benchmarks.mix import DRIVES, freeform
 from domain.capes import commands as c
 from domain.capes.moves import candidates, with_choice

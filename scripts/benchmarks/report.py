@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from api.application import SNAPSHOT_INTERVAL
+from application.campaigns import SNAPSHOT_INTERVAL
 from benchmarks.common import HOST
 from benchmarks.http import PROFILE_RATE, WALL_RATE
 
@@ -242,7 +242,7 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
     add("### Method")
     add("")
     add(f"- Game server: `capes serve --host {HOST} --port <free port> --workers 1 "
-        "--log-level warning` (run as `python -m api.cli serve …`), `CAPES_DB` a fresh "
+        "--log-level warning` (run as `python -m cli.main serve …`), `CAPES_DB` a fresh "
         "SQLite file in a temporary directory, `CAPES_RATE_LIMIT=0`. Access logs are off on "
         "both servers.")
     add(f"- Bare app: `python -m uvicorn --app-dir scripts bare_app:app --host {HOST} "
@@ -333,7 +333,7 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
             f"{p['profile_seconds']} s more, every thread sampled whether running or not "
             "(wall clock):")
         add("")
-        add("| the writer thread (`capes-commands`, api/committer.py) | share |")
+        add("| the writer thread (`capes-commands`, application/committer.py) | share |")
         add("|---|---|")
         total = sum(c for _, c in wall["writer"]) or 1
         for name, count in wall["writer"]:
@@ -360,7 +360,7 @@ def _inproc_report(add: Callable[[str], None], p: dict[str, Any], ip: dict[str, 
         "campaigns, one thread) |")
     wr = ip.get("writer")
     if wr:
-        add(f"| the server's writer (api.committer): the same commands from "
+        add(f"| the server's writer (application.committer): the same commands from "
             f"{p['inproc_campaigns']} players at once, each awaiting its answer | "
             f"**{wr['per_s']:.0f} commands/s**, {wr['per_group']:.1f} commands per commit "
             f"(p50 {wr['p50_ms']:.3f} ms, p99 {wr['p99_ms']:.3f} ms) |")
@@ -403,7 +403,7 @@ def _inproc_report(add: Callable[[str], None], p: dict[str, Any], ip: dict[str, 
     add("- The long campaign: three players with 2 Story Tokens each, three heroes (powers "
         "rated 1-5; two with five Drives, one undifferentiated) and a mundane bystander; "
         f"then, until {p['long_events']} events, a command drawn with a seeded "
-        "`random.Random` (and seeded dice, `api.dice.SeededDice`) from "
+        "`random.Random` (and seeded dice, `application.dice.SeededDice`) from "
         "`domain.capes.moves.candidates(state)`, choices filled by "
         "`with_choice` (as `tests/test_invariants.py` does), run through "
         f"`Campaigns.execute` with a snapshot every {SNAPSHOT_INTERVAL} events. Refused "
