@@ -9,6 +9,7 @@ aggregate can be handed to any number of threads and never needs a deep copy.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
@@ -44,6 +45,12 @@ class Campaign(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     record: Record = Record()
     #: Head of the hash chain: the last event's ``chain`` (R-FAIR-6), so appends are O(1).
     chain: str = ""
+    #: The game states an undo or a rewind may still return to: (version, state) pairs, oldest
+    #: first, each the state after the game event (or revert) at that version, kept from just
+    #: before the oldest undoable command or the scene's start (see :func:`_prune`). So a
+    #: revert is a lookup, never a load of the past (which replayed the earlier reverts, each
+    #: with its own load: the cost of an undo doubled with every undo, issue 13).
+    past: tuple[tuple[int, Any], ...] = ()
 
 
 #: Loads the game state of a campaign as it was at a version (for undos and rewinds).
@@ -64,7 +71,9 @@ def project_campaign(
     eventsourcing calls this with at most one snapshot first, then events in order. Returns
     None when there is nothing at all (the campaign does not exist). Raises StaleSnapshot for a
     snapshot taken by another rules version. An undo or a rewind sets the game back to its
-    state just before the reverted stretch, which ``game_at`` loads (R-REC-5).
+    state just before the reverted stretch (R-REC-5): found in the campaign's ``past`` (the
+    states folded since the oldest point a revert can reach); only a campaign folded from a
+    snapshot that has no ``past`` (written before it existed) asks ``game_at`` to load it.
     """
     items = iter(events)
     if aggregate is None:
@@ -76,6 +85,7 @@ def project_campaign(
     evolve, starts_scene, rolled = edition.evolve, edition.starts_scene, edition.rolled
     state, rec = aggregate.state, aggregate.record
     version, modified, chain = aggregate.version, aggregate.modified_on, aggregate.chain
+    past = list(aggregate.past) or [(version, state)]
     for item in items:
         # Only envelopes follow the first item; skipping an isinstance check per item here is
         # most of what makes this projector faster than the library's.
@@ -85,18 +95,51 @@ def project_campaign(
         if isinstance(event, RecordEvent):
             rec = record_evolve(rec, version, recorded.seat, start, event)
             if isinstance(event, (Undone, Rewound)):
-                state = game_at(aggregate.id, event.first - 1)
+                state = _state_at(past, event.first - 1)
+                if state is None:
+                    state = game_at(aggregate.id, event.first - 1)
+                past.append((version, state))
         else:
             state = evolve(state, event)
             roll = rolled(event)
             rec = record_evolve(rec, version, recorded.seat, start, event, starts_scene(event),
                                 roll[0] if roll else 0, roll is not None)
+            past.append((version, state))
         modified, chain = recorded.timestamp, recorded.chain
     if version == aggregate.version:
         return aggregate
     return msgspec.structs.replace(
-        aggregate, version=version, modified_on=modified, state=state, record=rec, chain=chain
+        aggregate, version=version, modified_on=modified, state=state, record=rec, chain=chain,
+        past=_prune(past, rec),
     )
+
+
+def _state_at(past: list[tuple[int, Any]], version: int) -> Any:
+    """The game state after the event at ``version`` from ``past``, or None if it reaches
+    back no further than that."""
+    if not past or past[0][0] > version:
+        return None
+    index = bisect_right(past, version, key=_version) - 1
+    return past[index][1]
+
+
+def _version(entry: tuple[int, Any]) -> int:
+    return entry[0]
+
+
+def _prune(past: list[tuple[int, Any]], rec: Record) -> tuple[tuple[int, Any], ...]:
+    """``past`` from the entry in effect just before the oldest event a revert can reach: the
+    first undoable command (R-REC-1), the scene's start, the open dispute (R-REC-2); these
+    only move forward, so nothing older is ever needed again."""
+    reach = [rec.undoable[0].first] if rec.undoable else []
+    if rec.scene_start is not None:
+        reach.append(rec.scene_start)
+    if rec.dispute is not None:
+        reach.append(rec.dispute.position)
+    if not reach:
+        return tuple(past[-1:])
+    index = max(bisect_right(past, min(reach) - 1, key=_version) - 1, 0)
+    return tuple(past[index:])
 
 
 def _start(first: Recorded[Any] | Snapshot) -> Campaign:
@@ -120,6 +163,7 @@ def _start(first: Recorded[Any] | Snapshot) -> Campaign:
             state=first.state,
             record=first.record,
             chain=first.chain,
+            past=first.past,
         )
     edition = edition_of(type(first.event))
     version = first.originator_version

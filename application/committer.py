@@ -95,6 +95,13 @@ class Committer:
     async def execute(self, campaign_id: UUID, command: Any, *, narration: str = "",
                       expected_version: int | None = None) -> Outcome:
         """``Campaigns.execute`` on the writer thread; answered once the events are stored."""
+        if campaign_id not in self._heads:
+            # A campaign the writer does not hold is loaded here, in a worker thread, into the
+            # application's cache; the writer then only brings it up to date. Loading a long
+            # campaign on the writer thread would hold up every other campaign's writes
+            # (issue 13). A failure (no such campaign) is the writer's to report.
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self.campaigns.get, campaign_id)
         job = self._job()
         job.campaign_id = campaign_id
         job.command = command

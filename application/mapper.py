@@ -64,6 +64,7 @@ class _SnapshotBody(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
     state: EventT
     record: Record = Record()
     chain: str = ""
+    past: tuple[tuple[int, EventT], ...] = ()
 
 
 def topic(event_type: type[Any]) -> str:
@@ -118,6 +119,7 @@ class MsgspecMapper(Mapper[UUID]):
                 state=domain_event.state,
                 record=domain_event.record,
                 chain=domain_event.chain,
+                past=domain_event.past,
             )
         else:
             raise TypeError(f"cannot store {type(domain_event).__qualname__}: not Recorded")
@@ -186,6 +188,7 @@ class MsgspecMapper(Mapper[UUID]):
             state=body.state,
             record=body.record,
             chain=body.chain,
+            past=body.past,
         )
 
     def _topic_for(self, event_type: type[Any]) -> str:

@@ -65,6 +65,8 @@ class Snapshotted(Protocol):
     def record(self) -> Record: ...
     @property
     def chain(self) -> str: ...
+    @property
+    def past(self) -> tuple[tuple[int, Any], ...]: ...
 
 
 class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
@@ -83,6 +85,8 @@ class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
     record: Record = Record()
     #: The hash chain's head at that version (R-FAIR-6).
     chain: str = ""
+    #: The game states an undo or a rewind may return to (``Campaign.past``).
+    past: tuple[tuple[int, Any], ...] = ()
 
     @classmethod
     def take(cls, aggregate: Snapshotted) -> Snapshot:
@@ -97,6 +101,7 @@ class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
             state=aggregate.state,
             record=aggregate.record,
             chain=aggregate.chain,
+            past=aggregate.past,
         )
 
 

@@ -213,3 +213,42 @@ def test_any_error_of_a_call_goes_back_to_its_caller(committer: Committer) -> No
 
     with pytest.raises(DomainError, match="no"):
         run(main)
+
+
+def test_a_campaign_slow_to_load_holds_up_no_other_campaigns_write(
+    make_app: MakeApp, sqlite_env: dict[str, str]
+) -> None:
+    """Issue 13: loading a campaign the writer does not hold happens off the writer thread,
+    so a long campaign (its first load after a restart) never stalls another's commands."""
+    setup = make_app(sqlite_env)
+    slow, quick = new_table(setup), new_table(setup)
+    app = make_app(sqlite_env)
+    release = threading.Event()
+    loading = threading.Event()
+    get = app.get
+
+    def slow_get(campaign_id: UUID, version: int | None = None) -> Any:
+        if campaign_id == slow and not loading.is_set():
+            loading.set()
+            release.wait(10)  # a load that takes as long as the test wants
+        return get(campaign_id, version)
+
+    app.get = slow_get  # type: ignore[method-assign]
+    writer = Committer(app)
+
+    async def main() -> tuple[Outcome, bool, Outcome]:
+        held = asyncio.ensure_future(writer.execute(slow, SeatPlayer(name="Ada")))
+        while not loading.is_set():
+            await asyncio.sleep(0.01)
+        other = await asyncio.wait_for(writer.execute(quick, SeatPlayer(name="Brook")), 5)
+        still_loading = not held.done()
+        release.set()
+        return other, still_loading, await held
+
+    try:
+        other, still_loading, done = run(main)
+    finally:
+        release.set()
+        writer.stop()
+    assert other.version == 2 and still_loading
+    assert done.version == 2

@@ -1,0 +1,119 @@
+"""Undo and rewind cost what an ordinary command costs (issue 13, item 1).
+
+An undo sets the game back to the state before the undone command (R-REC-1, R-REC-5). That
+state used to be loaded from the store as a past version, whose replay loaded the past of
+every earlier undo in turn: each undo cost about twice the one before. Here the work is
+counted, not timed: how many events a load folds, and how many loads it takes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from stores import MakeApp
+
+from application.campaigns import SNAPSHOT_INTERVAL, Campaigns
+from domain.capes import commands as c
+from domain.record.commands import OpenDispute, Undo, Vote
+
+CYCLES = 100
+
+
+def abilities(*categories: str) -> c.Freeform:
+    return c.Freeform(abilities=tuple(
+        c.AbilitySpec(name=f"{cat} {r}", category=cat, rating=r)  # type: ignore[arg-type]
+        for cat in categories for r in (1, 2, 3)))
+
+
+def a_scene(app: Campaigns) -> UUID:
+    """Three seats, two characters, a scene framed and claimed."""
+    cid = app.create(c.CreateCampaign(name="Undo")).campaign_id
+    for command in (
+        *(c.SeatPlayer(name=n) for n in ("Ana", "Ben", "Cleo")),
+        c.CreateCharacter(seat=1, name="Nightjar", build=abilities("skill", "style", "attitude")),
+        c.CreateCharacter(seat=2, name="Tempest", build=abilities("skill", "style", "attitude")),
+        c.FrameScene(seat=1, text="The docks"), c.ChooseCharacter(seat=1, character=1),
+        c.PassClaiming(seat=1), c.ChooseCharacter(seat=2, character=2),
+        *(c.PassClaiming(seat=s) for s in (2, 3, 1, 2)),
+    ):
+        app.execute(cid, command)
+    return cid
+
+
+class Work:
+    """Counts what loading a campaign costs: loads (the first and any of the past it needs)
+    and events folded."""
+
+    def __init__(self, app: Campaigns) -> None:
+        self.loads = 0
+        self.events = 0
+        project, load = app._project, app._load
+
+        def counting_project(aggregate: Any, events: Any, **kwargs: Any) -> Any:
+            items = list(events)
+            self.events += len(items)
+            return project(aggregate, items, **kwargs)
+
+        def counting_load(*args: Any, **kwargs: Any) -> Any:
+            self.loads += 1
+            return load(*args, **kwargs)
+
+        app._project = counting_project  # type: ignore[method-assign]
+        app._load = counting_load  # type: ignore[method-assign]
+
+
+def cold_load(make_app: MakeApp, env: dict[str, str], cid: UUID,
+              version: int | None = None) -> tuple[int, int]:
+    """(loads, events folded) of loading the campaign in a fresh process (no cache)."""
+    fresh = make_app(env)
+    work = Work(fresh)
+    fresh.get(cid, version)
+    return work.loads, work.events
+
+
+def test_a_hundred_undo_cycles_leave_loads_as_cheap_as_the_first(
+    make_app: MakeApp, sqlite_env: dict[str, str]
+) -> None:
+    """R-REC-1: after 100 narrate/undo cycles a load reads no more events than the first one
+    plus a snapshot interval, in one load (no past version is loaded), and so does each
+    undo's own command."""
+    app = make_app(sqlite_env)
+    cid = a_scene(app)
+    work = Work(app)
+    firsts: tuple[int, int] | None = None
+    slowest = (0, 0)
+    for cycle in range(CYCLES):
+        app.execute(cid, c.Narrate(seat=1, text=f"line {cycle}"))
+        work.loads = 0
+        app.execute(cid, Undo(seat=1))
+        assert work.loads <= 1, f"undo {cycle} loaded the past {work.loads} times"
+        if cycle in (0, CYCLES // 2, CYCLES - 1) or cycle % 10 == 9:
+            cost = cold_load(make_app, sqlite_env, cid)
+            firsts = firsts or cost
+            slowest = max(slowest, cost)
+    assert firsts is not None
+    assert slowest[0] == 1, f"a load took {slowest[0]} loads of the past"
+    assert slowest[1] <= firsts[1] + SNAPSHOT_INTERVAL, (firsts, slowest)
+    # Looking back at a version in the middle of the cycles costs the same.
+    loads, events = cold_load(make_app, sqlite_env, cid, app.get(cid).version - CYCLES)
+    assert loads == 1 and events <= firsts[1] + SNAPSHOT_INTERVAL
+
+
+def test_many_rewinds_cost_no_more_than_ordinary_commands(
+    make_app: MakeApp, sqlite_env: dict[str, str]
+) -> None:
+    """R-REC-5: an upheld dispute's rewind is a lookup too, however many came before."""
+    app = make_app(sqlite_env)
+    cid = a_scene(app)
+    work = Work(app)
+    for cycle in range(30):
+        moved = app.execute(cid, c.Narrate(seat=1, text=f"line {cycle}"))
+        app.execute(cid, OpenDispute(seat=2, position=moved.events[0].originator_version,
+                                     reason="no"))
+        work.loads = 0
+        rewound = app.execute(cid, Vote(seat=3, uphold=True))
+        assert type(rewound.events[-1].event).__name__ == "Rewound"
+        assert work.loads <= 1
+    loads, events = cold_load(make_app, sqlite_env, cid)
+    assert loads == 1 and events <= SNAPSHOT_INTERVAL + 1
