@@ -21,8 +21,10 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
-from eventsourcing.persistence import IntegrityError
+import msgspec
+from eventsourcing.persistence import DataError, IntegrityError, MapperDeserialisationError
 
 from .model import Change, Folds, ReadModel
 from .views import Write, write_all
@@ -43,6 +45,24 @@ RETRY = 0.5
 
 Progress = Callable[[int], None]
 
+#: What an event a read model cannot apply raises (anything else: the store failed, retry).
+POISON = (ValueError, TypeError, LookupError, AttributeError, AssertionError,
+          msgspec.MsgspecError, MapperDeserialisationError, DataError)
+
+
+class Stopped(msgspec.Struct, frozen=True, kw_only=True):
+    """A campaign the read models left out: the first event of it they could not apply."""
+
+    #: The event's position in the store, and in its campaign.
+    position: int
+    version: int
+    error: str
+
+
+def _originator(notification: Any) -> UUID:
+    originator = notification.originator_id
+    return originator if isinstance(originator, UUID) else UUID(str(originator))
+
 
 class Catchup:
     """Runs ``models`` over ``app``'s notification log."""
@@ -60,6 +80,8 @@ class Catchup:
         self.poll = poll
         self.error: BaseException | None = None
         self._positions: dict[str, int] = {}
+        #: Campaigns left out of the read models since this runner started, and why.
+        self.stopped: dict[UUID, Stopped] = {}
         self._lock = threading.RLock()
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -92,7 +114,13 @@ class Catchup:
     # -- processing --------------------------------------------------------------------------
 
     def step(self, limit: int | None = None) -> int:
-        """Process the next batch; the number of notifications read (0: all caught up)."""
+        """Process the next batch; the number of notifications read (0: all caught up).
+
+        An event a read model cannot take (it does not decode, or its text is one the read
+        models' database refuses) never wedges them: the batch is applied again one event at
+        a time, and the event that fails is reported (logged, and in :attr:`stopped`) and its
+        campaign left out of the read models from there on, while every other campaign goes
+        on (issue 13). A failure of the store itself (it is down) is raised, and retried."""
         with self._lock:
             positions = self.positions()
             start = min(positions.values())
@@ -100,29 +128,59 @@ class Catchup:
                 start, limit or self.batch, inclusive_of_start=False)
             if not notifications:
                 return 0
-            changes = []
-            for notification in notifications:
-                record: Any = self.app.mapper.to_domain_event(notification)
-                if self._needs_state:
-                    changes.append(self.folds.change(record, notification.id))
-                else:
-                    changes.append(Change(position=notification.id, record=record))
-            writes: list[Write] = []
-            for model in self.models:
-                mine = [c for c in changes if c.position > positions[model.name]]
-                if mine:
-                    writes.append((model.store, positions[model.name], mine[-1].position,
-                                   model.operations(mine)))
             try:
-                write_all(writes)
+                self._apply(notifications, positions)
             except IntegrityError:
                 # Another process moved one (a rebuild, another runner): start from there.
                 log.info("a read model moved under us; re-reading their positions")
                 self.refresh()
-                return len(notifications)
-            for view, _, position, _ in writes:
-                self._positions[self._names[id(view)]] = position
+            except POISON:
+                self.folds.clear()
+                for notification in notifications:
+                    try:
+                        self._apply([notification], self.positions())
+                    except POISON as error:
+                        self._stop(notification, error)
             return len(notifications)
+
+    def _apply(self, notifications: Sequence[Any], positions: dict[str, int]) -> None:
+        """Apply ``notifications`` to every read model behind them, in one transaction."""
+        changes = []
+        for notification in notifications:
+            if _originator(notification) in self.stopped:
+                continue  # a campaign left out after an event the read models refused
+            record: Any = self.app.mapper.to_domain_event(notification)
+            if self._needs_state:
+                changes.append(self.folds.change(record, notification.id))
+            else:
+                changes.append(Change(position=notification.id, record=record))
+        last = notifications[-1].id
+        writes: list[Write] = []
+        for model in self.models:
+            if positions[model.name] >= last:
+                continue
+            mine = [c for c in changes if c.position > positions[model.name]]
+            writes.append((model.store, positions[model.name], last, model.operations(mine)))
+        write_all(writes)
+        for view, _, position, _ in writes:
+            self._positions[self._names[id(view)]] = position
+
+    def _stop(self, notification: Any, error: BaseException) -> None:
+        """Leave the campaign of ``notification`` out of the read models from it on, and move
+        their tracking past it (the log is never edited: the event stays, unapplied)."""
+        campaign_id = _originator(notification)
+        self.stopped[campaign_id] = Stopped(position=notification.id,
+                                            version=notification.originator_version,
+                                            error=f"{type(error).__name__}: {error}")
+        log.error("read models: campaign %s is left out from its event %s (store position %s), "
+                  "which they cannot apply: %s", campaign_id, notification.originator_version,
+                  notification.id, error)
+        self.folds.clear()
+        positions = self.positions()
+        write_all([(m.store, positions[m.name], notification.id, m.operations([]))
+                   for m in self.models if positions[m.name] < notification.id])
+        for model in self.models:
+            self._positions[model.name] = max(positions[model.name], notification.id)
 
     def catch_up(self, until: int | None = None, progress: Progress | None = None,
                  deadline: float | None = None) -> bool:
@@ -150,6 +208,7 @@ class Catchup:
                 if names is None or model.name in names:
                     model.reset()
             self.folds.clear()
+            self.stopped.clear()
             self.refresh()
 
     # -- waiting (read-your-writes) ----------------------------------------------------------
