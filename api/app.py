@@ -39,6 +39,7 @@ from litestar.static_files import create_static_files_router
 from litestar.typing import FieldDefinition
 
 from api import problems
+from api.body import StrictRequest
 from api.routes import audit, lobby, play, queries, record
 from api.routes import projections as read_model_routes
 from api.services import MAX_BODY, Services, provide_actor
@@ -173,6 +174,8 @@ def create_app(
         middleware=middleware,
         openapi_config=openapi,
         request_max_body_size=MAX_BODY,
+        # Bodies decode strictly, and a malformed one is a 400, never a 500 (issue 13).
+        request_class=StrictRequest,
         on_startup=[committer.start, read_models.start],
         # The writer finishes what is queued before the stores close (a lambda: Litestar would
         # pass the app to stop() as its timeout).

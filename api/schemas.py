@@ -14,6 +14,7 @@ from domain.capes.commands import COMMAND_TYPES, SeatCommand
 from domain.capes.events import EVENT_TYPES
 from domain.record import RECORD_EVENT_TYPES, Record, TableOptions, is_reverted
 from domain.record.commands import AddSeed, Undo, Vote, WithdrawDispute
+from domain.text import MAX_INT, line, prose
 
 #: Every command a seated player can send (tagged by ``type``: ``roll_die``, ``stake_debt``…).
 
@@ -23,8 +24,8 @@ class DisputeMove(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", t
     """Dispute a move of the current scene (R-REC-2): any of its events' positions."""
 
     seat: Annotated[int, msgspec.Meta(ge=0, le=64)] = 0
-    position: Annotated[int, msgspec.Meta(ge=1)]
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+    position: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)]
+    reason: Annotated[str, prose(1, 1000)]
 
 
 #: The record's commands a seat sends like game commands (R-REC-1..4, R-FAIR-2).
@@ -36,8 +37,9 @@ AnySeatCommand = Union[SEAT_COMMANDS]  # type: ignore[valid-type]  # noqa: UP007
 #: Every event of the edition ``capes`` and of the record (tagged by ``type``: the class name).
 AnyEvent = Union[EVENT_TYPES + RECORD_EVENT_TYPES]  # type: ignore[valid-type]  # noqa: UP007
 
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
-Narration = Annotated[str, msgspec.Meta(max_length=2000)]
+#: Names and narration hold no control characters (domain.text): refused with 400.
+Name = Annotated[str, line(1, 80)]
+Narration = Annotated[str, prose(0, 2000)]
 
 
 class Body(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -61,7 +63,7 @@ class CommandRequest(Body, frozen=True, kw_only=True):
 
     command: AnySeatCommand
     #: Refuse with 409 unless the campaign is still at this version.
-    expected_version: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    expected_version: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)] | None = None
     #: What the player says happens (R-SRV-1); stored with the command's first event.
     narration: Narration = ""
 

@@ -232,9 +232,22 @@ class Campaigns(Application[UUID]):
         # each other into a spurious conflict. Across processes the store's unique
         # (id, version) key still decides, and the loser gets a CampaignConflict.
         with self._locks[hash(campaign_id) % _LOCK_STRIPES]:
-            staged = self.prepare(self._load(campaign_id), command, narration=narration,
-                                  expected_version=expected_version)
-            return self.commit((staged,))[0]
+            for attempt in (1, 2):
+                try:
+                    staged = self.prepare(self._load(campaign_id), command, narration=narration,
+                                          expected_version=expected_version)
+                    return self.commit((staged,))[0]
+                except CampaignConflict as conflict:
+                    if conflict.current is not None:
+                        raise  # a stale expected_version: it says where the campaign is
+                    if expected_version is None and attempt == 1:
+                        # The client asked for no version check: another process's write
+                        # got in between, so decide once more on the campaign as it is now.
+                        continue
+                    # Lost the race: say where the campaign is now, to decide again from.
+                    raise CampaignConflict(campaign_id, conflict.expected,
+                                           self._load(campaign_id).version) from None
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def prepare(
         self,

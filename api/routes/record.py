@@ -15,7 +15,7 @@ from uuid import UUID
 import msgspec
 from litestar import get, post
 from litestar.exceptions import NotFoundException, PermissionDeniedException
-from litestar.params import FromPath, JSONBody, QueryParameter
+from litestar.params import FromPath, JSONBody, PathParameter, QueryParameter
 
 from api import problems
 from api.schemas import Applied, EventOut, event_out
@@ -32,6 +32,7 @@ from domain.capes.views import Board, board
 from domain.record import Record, TableOptions
 from domain.record.commands import SetTableOptions, SettleDispute
 from domain.record.model import Dispute
+from domain.text import MAX_INT, line
 
 OWNER_PROBLEMS = problems.responses(400, 401, 403, 404, 409, 422, 429)
 
@@ -169,8 +170,8 @@ async def set_options(
 
 class ForkRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     #: The version to fork from (default: now).
-    version: Annotated[int, msgspec.Meta(ge=1)] | None = None
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)] | None = None
+    version: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)] | None = None
+    name: Annotated[str, line(1, 80)] | None = None
 
 
 class Forked(msgspec.Struct, frozen=True, kw_only=True):
@@ -220,7 +221,10 @@ class SeatToken(msgspec.Struct, frozen=True, kw_only=True):
     responses=problems.responses(401, 403, 404, 429),
 )
 async def issue_seat_token(
-    campaign_id: FromPath[UUID], seat: FromPath[int], actor: ActorDep, services: ServicesDep
+    campaign_id: FromPath[UUID],
+    seat: Annotated[int, PathParameter(ge=1, le=64)],
+    actor: ActorDep,
+    services: ServicesDep,
 ) -> SeatToken:
     """For a fork's seats, or a player who lost theirs. Earlier tokens of the seat still work."""
     _owner(actor)

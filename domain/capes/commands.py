@@ -18,15 +18,18 @@ from typing import Annotated, ClassVar, Literal
 
 import msgspec
 
+from ..text import MAX_INT, Small, line, prose
 from .model import Category, ConflictKind, DriveName
 
 Seat = Annotated[int, msgspec.Meta(ge=1, le=64, description="A seat number (1 is the first)")]
 Id = Annotated[int, msgspec.Meta(ge=1, le=2**31)]
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
-Text = Annotated[str, msgspec.Meta(max_length=2000)]
+Name = Annotated[str, line(1, 80)]
+Text = Annotated[str, prose(0, 2000)]
 Count = Annotated[int, msgspec.Meta(ge=1, le=99)]
-DieValue = Annotated[int, msgspec.Meta(description="Drawn by the server (R-ROLL-1)")]
-RollCounter = Annotated[int, msgspec.Meta(ge=0, description="The campaign's roll counter, "
+DieValue = Annotated[int, msgspec.Meta(ge=0, le=2**31,
+                                       description="Drawn by the server (R-ROLL-1)")]
+RollCounter = Annotated[int, msgspec.Meta(ge=0, le=MAX_INT,
+                                          description="The campaign's roll counter, "
                                           "set by the server (R-FAIR-4)")]
 
 
@@ -79,7 +82,7 @@ class AbilitySpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     name: Name
     category: Category
     #: 1..k within its category (R-CHAR-2, checked by the rules, 422 with the rule id).
-    rating: int
+    rating: Small
     #: Only for styles, which are chosen super or mundane (R-CHAR-4); ignored otherwise.
     super: bool = False
 
@@ -114,14 +117,14 @@ class ClickAndLock(
     persona: Module
     crossed_out: Annotated[tuple[Name, ...], msgspec.Meta(min_length=3, max_length=3)]
     #: ability name -> rating, 1..k within each column, for the twelve that remain.
-    ratings: dict[Name, int]
+    ratings: dict[Name, Small]
 
 
 class CreateCharacter(SeatCommand, frozen=True, kw_only=True):
     name: Name
     build: Freeform | ClickAndLock
     #: Five Drives with strengths 1-5 summing to 9; left out: undifferentiated (R-CHAR-5).
-    drives: dict[DriveName, int] | None = None
+    drives: dict[DriveName, Small] | None = None
 
 
 class LinkExemplar(SeatCommand, frozen=True, kw_only=True):
@@ -179,7 +182,7 @@ class EndPage(SeatCommand, frozen=True, kw_only=True):
 
 class CreateConflict(SeatCommand, frozen=True, kw_only=True):
     kind: ConflictKind = "event"
-    text: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    text: Annotated[str, prose(1, 500)]
     #: Labels of the two starting sides.
     sides: tuple[Name, Name] = ("For", "Against")
     #: For a Goal: the characters it names (R-CONF-3, R-CONF-5).
@@ -252,7 +255,7 @@ class PassReaction(SeatCommand, frozen=True, kw_only=True):
 
 
 class Narrate(SeatCommand, frozen=True, kw_only=True):
-    text: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
+    text: Annotated[str, prose(1, 2000)]
     #: Completing an "And Then" (R-ROLL-4).
     and_then: bool = False
 
@@ -268,7 +271,7 @@ class SplitDie(SeatCommand, frozen=True, kw_only=True):
     conflict: Id
     die: Id
     #: 2 to the die's value (R-SPLIT-1, checked by the rules).
-    into: int = 2
+    into: Small = 2
     #: New Debt staked, at least into-1 (one under each new die); extra goes under the first.
     debt: Count | None = None
     drive: DriveName | None = None
@@ -281,7 +284,7 @@ class Schism(SeatCommand, frozen=True, kw_only=True):
     dice: Annotated[tuple[Id, ...], msgspec.Meta(max_length=36)] = ()
     label: Name = "New side"
     #: Split the side's uncontrolled die into this many first, leaving it behind (R-SCHISM-1).
-    split_uncontrolled: int | None = None
+    split_uncontrolled: Small | None = None
     drive: DriveName | None = None
 
 

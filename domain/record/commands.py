@@ -11,6 +11,7 @@ from typing import Annotated, ClassVar
 
 import msgspec
 
+from ..text import MAX_INT, prose
 from .model import TableOptions
 
 _EPOCH = datetime.fromisoformat("1970-01-01T00:00:00+00:00")
@@ -33,8 +34,8 @@ class Undo(RecordCommand, frozen=True, kw_only=True, tag="undo"):
 class OpenDispute(RecordCommand, frozen=True, kw_only=True, tag="open_dispute"):
     """Dispute an event of the current scene (R-REC-2)."""
 
-    position: Annotated[int, msgspec.Meta(ge=1)]
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+    position: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)]
+    reason: Annotated[str, prose(1, 1000)]
     actor: int | None = None
     #: Whether the position holds a game event (not one of the record's own).
     disputable: bool = True
@@ -72,7 +73,7 @@ class SetTableOptions(RecordCommand, frozen=True, kw_only=True, tag="set_table_o
 class AddSeed(RecordCommand, frozen=True, kw_only=True, tag="add_seed"):
     """Add your own seed to the dice of the scene, before its first roll (R-FAIR-2)."""
 
-    seed: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+    seed: Annotated[str, prose(1, 256)]
 
 
 class IssueToken(RecordCommand, frozen=True, kw_only=True, tag="issue_token"):

@@ -72,3 +72,44 @@ def test_a_seat_and_its_token_record_are_one_transaction(
         app.seat_player(campaign, SeatPlayer(name="Ada"), issue)
     names = [type(r.event).__name__ for r in app.history(campaign)]
     assert names == ["CampaignCreated", "PlayerSeated"], "only the other writer's seat"
+
+
+# -- a write that lost a race (issue 13, item 9) --------------------------------------------
+
+
+def test_an_unversioned_write_that_loses_a_race_is_decided_once_more(
+    make_app: MakeApp, shared_store_env: dict[str, str]
+) -> None:
+    """No ``expected_version``: the client asked for no check, so the server decides again on
+    the campaign as the other writer left it, once."""
+    other = make_app(shared_store_env)
+    campaign = other.create(CreateCampaign(name="Harbor")).campaign_id
+    clock = TrippingClock(1, lambda: other.execute(campaign, SeatPlayer(name="Brook")))
+    app = make_app(shared_store_env, clock=clock)
+    app.get(campaign)
+    outcome = app.execute(campaign, SeatPlayer(name="Ada"))
+    assert outcome.version == 3
+    assert [p.name for p in app.state(campaign).players] == ["Brook", "Ada"]
+
+
+def test_a_write_that_loses_every_race_is_refused_with_the_current_version(
+    make_app: MakeApp, shared_store_env: dict[str, str]
+) -> None:
+    """409 with ``current_version``, versioned or not, so the client can decide again."""
+    other = make_app(shared_store_env)
+    campaign = other.create(CreateCampaign(name="Harbor")).campaign_id
+    names = iter(["B1", "B2", "B3", "B4"])
+
+    class Racing(TrippingClock):
+        def __call__(self) -> datetime:
+            self.trip()  # another process writes before every one of ours
+            return super().__call__()
+
+    app = make_app(shared_store_env, clock=Racing(0, lambda: other.execute(
+        campaign, SeatPlayer(name=next(names)))))
+    for expected in (None, 1):
+        app.get(campaign)
+        with pytest.raises(CampaignConflict) as lost:
+            app.execute(campaign, SeatPlayer(name="Ada"), expected_version=expected
+                        if expected is None else app.get(campaign).version)
+        assert lost.value.current == other.get(campaign).version
