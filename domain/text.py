@@ -22,12 +22,15 @@ PROSE_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]*$"
 
 def line(min_length: int, max_length: int) -> msgspec.Meta:
     """``msgspec.Meta`` of a name of ``min_length``..``max_length`` characters."""
-    return msgspec.Meta(min_length=min_length, max_length=max_length, pattern=LINE_PATTERN)
+    return msgspec.Meta(min_length=min_length or None, max_length=max_length,
+                        pattern=LINE_PATTERN)
 
 
 def prose(min_length: int, max_length: int) -> msgspec.Meta:
-    """``msgspec.Meta`` of prose of ``min_length``..``max_length`` characters."""
-    return msgspec.Meta(min_length=min_length, max_length=max_length, pattern=PROSE_PATTERN)
+    """``msgspec.Meta`` of prose of ``min_length``..``max_length`` characters (a minimum of 0
+    is left unsaid: the schema would not show it)."""
+    return msgspec.Meta(min_length=min_length or None, max_length=max_length,
+                        pattern=PROSE_PATTERN)
 
 
 #: The largest integer a field that the stores compare or keep in a column may take: both

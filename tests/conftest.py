@@ -13,6 +13,7 @@ so CI can never go green without having run them.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from uuid import uuid4
 
@@ -64,9 +65,9 @@ def sqlite_env(tmp_path: Any) -> dict[str, str]:
     return persistence_env({"CAPES_DB": str(tmp_path / "capes.sqlite")})
 
 
-@pytest.fixture
-def postgres_env() -> Iterator[dict[str, str]]:
-    """Settings for a fresh schema in the test database, dropped after the test."""
+@contextmanager
+def fresh_postgres_schema() -> Iterator[dict[str, str]]:
+    """Settings for a fresh schema in the test database, dropped afterwards."""
     problem = postgres_problem()
     if problem is not None:
         reason = f"PostgreSQL not reachable at {POSTGRES_URL}: {problem}"
@@ -78,9 +79,25 @@ def postgres_env() -> Iterator[dict[str, str]]:
     env["POSTGRES_SCHEMA"] = schema
     with psycopg.connect(**conninfo(env), autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-    yield env
-    with psycopg.connect(**conninfo(env), autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+    try:
+        yield env
+    finally:
+        with psycopg.connect(**conninfo(env), autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
+@pytest.fixture
+def postgres_env() -> Iterator[dict[str, str]]:
+    """Settings for a fresh schema in the test database, dropped after the test."""
+    with fresh_postgres_schema() as env:
+        yield env
+
+
+@pytest.fixture(scope="module")
+def module_postgres_env() -> Iterator[dict[str, str]]:
+    """A fresh schema for a whole test module (fixtures of module scope)."""
+    with fresh_postgres_schema() as env:
+        yield env
 
 
 @pytest.fixture

@@ -218,7 +218,7 @@ class SeatToken(msgspec.Struct, frozen=True, kw_only=True):
     status_code=201,
     tags=["owner"],
     summary="Issue a seat a new token",
-    responses=problems.responses(401, 403, 404, 429),
+    responses=problems.responses(400, 401, 403, 404, 429),
 )
 async def issue_seat_token(
     campaign_id: FromPath[UUID],

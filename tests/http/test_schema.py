@@ -176,9 +176,13 @@ class Fuzzed:
     owner_token: str
 
 
-@pytest.fixture(scope="module")
-def fuzzed() -> Fuzzed:
-    campaigns = Campaigns(persistence_env({"CAPES_DB": ":memory:"}), dice=SeededDice(11))
+@pytest.fixture(scope="module",
+                params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def fuzzed(request: pytest.FixtureRequest) -> Fuzzed:
+    """On each store (issue 13: SQLite answered 500 where PostgreSQL did not)."""
+    env = (persistence_env({"CAPES_DB": ":memory:"}) if request.param == "sqlite"
+           else request.getfixturevalue("module_postgres_env"))
+    campaigns = Campaigns(env, dice=SeededDice(11))
     app = create_app(campaigns, rate_limit=0)
     # Schemathesis' own ASGI client: the app starts once, as the fuzzing will find it.
     with asgi.get_client(app) as client:
