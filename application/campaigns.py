@@ -48,6 +48,7 @@ from .errors import CampaignConflict, CampaignNotFound, VersionNotFound
 from .fair import DiceSeeds, derive
 from .mapper import MsgspecMapper, SnapshotDecodeError, topic
 from .records import Recorded, Snapshot
+from .schema_lock import creating_tables
 from .sqlite_store import CampaignsSQLiteRecorder
 
 if TYPE_CHECKING:
@@ -152,10 +153,12 @@ class Campaigns(Application[UUID]):
         self._locks = tuple(Lock() for _ in range(_LOCK_STRIPES))
         # Undos and rewinds fold by loading the game as it was: the projector needs this app.
         self._project = partial(project_campaign, game_at=self._game_at)
-        super().__init__(env)
+        # Tables are created by one process at a time (several workers start together).
+        with creating_tables(env or {}):
+            super().__init__(env)
+            self.seeds = DiceSeeds(dict(env or {}))
         #: Encodes events as stored, without compression or encryption, for the hash chain.
         self._bodies = MsgspecMapper()
-        self.seeds = DiceSeeds(dict(env or {}))
 
     def close(self) -> None:
         super().close()

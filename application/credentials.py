@@ -22,6 +22,8 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 from eventsourcing.utils import EnvType, get_topic, register_topic
 
+from .schema_lock import creating_tables
+
 # Stores written before the layout of issue 10 name this module's aggregate events by their
 # old module ("api.credentials:…"): they resolve here.
 register_topic("api.credentials", sys.modules[__name__])
@@ -93,7 +95,8 @@ class Keyring(Application[UUID]):
         env.pop("IS_SNAPSHOTTING_ENABLED", None)
         if env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite":
             env["APPLICATION_RECORDER_TOPIC"] = get_topic(KeysSQLiteRecorder)
-        super().__init__(env)
+        with creating_tables(env):  # one process at a time (issue 13)
+            super().__init__(env)
         self._cache: dict[UUID, TableKeys] = {}
         self._lock = Lock()
 

@@ -37,6 +37,8 @@ from eventsourcing.utils import Environment
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL
 
+from application.schema_lock import creating_tables
+
 #: A statement and the rows of parameters it runs with (``executemany``).
 Op = tuple[str, Sequence[Sequence[Any]]]
 #: Name of the application whose notification log the read models follow.
@@ -344,5 +346,6 @@ def open_view(factory: InfrastructureFactory[Any],
     view_class: type[TrackingRecorder] = (
         sqlite_class if type(factory).__module__.endswith("sqlite") else postgres_class
     )
-    view: View = factory.tracking_recorder(view_class)
+    with creating_tables(factory.env):  # one process at a time (issue 13)
+        view: View = factory.tracking_recorder(view_class)
     return view
