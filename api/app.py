@@ -22,6 +22,7 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from litestar import Litestar, Router
@@ -30,12 +31,14 @@ from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugi
 from litestar.channels import ChannelsPlugin
 from litestar.channels.backends.base import ChannelsBackend
 from litestar.channels.backends.memory import MemoryChannelsBackend
+from litestar.datastructures import MutableScopeHeaders
 from litestar.di import Provide
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Schema
 from litestar.static_files import create_static_files_router
+from litestar.types import Message, Scope
 from litestar.typing import FieldDefinition
 
 from api import problems
@@ -46,6 +49,7 @@ from api.services import MAX_BODY, Services, provide_actor
 from application.campaigns import Campaigns, open_campaigns
 from application.committer import Committer
 from application.credentials import Keyring
+from application.integrity import Integrity
 from projections.service import open_read_models
 
 #: The route modules, each with ``HANDLERS``, in the order the schema lists them.
@@ -106,6 +110,18 @@ def channels_backend(environ: Mapping[str, str]) -> ChannelsBackend:
     return RedisChannelsPubSubBackend(redis=Redis.from_url(url))
 
 
+async def mark_broken(campaigns: Campaigns, message: Message, scope: Scope) -> None:
+    """Every answer about a campaign whose log does not verify says so, with the first event
+    found wrong (issue 13): ``Capes-Log-Broken: <position>``."""
+    if message["type"] != "http.response.start" or not campaigns.broken:
+        return
+    campaign_id = scope.get("path_params", {}).get("campaign_id")
+    broken = campaigns.broken.get(campaign_id) if campaign_id is not None else None
+    if broken is not None:
+        headers = MutableScopeHeaders.from_message(message)
+        headers["Capes-Log-Broken"] = str(broken[0])
+
+
 def create_server() -> Litestar:
     """The app as ``capes serve`` runs it: :func:`create_app` from the environment and, once
     it has started, everything built so far frozen out of the garbage collector's reach.
@@ -143,7 +159,8 @@ def create_app(
         keyring = Keyring(dict(campaigns.env))
     plugin = ChannelsPlugin(backend=channels_backend(environ), arbitrary_channels_allowed=True)
     read_models = open_read_models(campaigns, environ=environ)
-    committer = Committer(campaigns)
+    integrity = Integrity(campaigns)
+    committer = Committer(campaigns, integrity=integrity)
     services = Services(
         campaigns=campaigns,
         committer=committer,
@@ -151,6 +168,7 @@ def create_app(
         channels=plugin,
         read_models=read_models,
         host_key=environ.get("CAPES_HOST_KEY", "").strip(),
+        integrity=integrity,
     )
     if rate_limit is None:
         rate_limit = int(environ.get("CAPES_RATE_LIMIT", "50") or 0)
@@ -181,4 +199,5 @@ def create_app(
         # pass the app to stop() as its timeout).
         on_shutdown=[lambda: committer.stop(), read_models.close, campaigns.close,
                      keyring.close],
+        before_send=[partial(mark_broken, campaigns)],
     )

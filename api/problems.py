@@ -17,18 +17,21 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
 
+from application.mapper import EventDecodeError
 from domain.errors import ChoiceRequired, DomainError, RuleViolation
 
 log = logging.getLogger(__name__)
 MEDIA_TYPE = "application/problem+json"
 
-STATUS = {"rule": 422, "forbidden": 403, "malformed": 400, "conflict": 409, "not_found": 404}
+STATUS = {"rule": 422, "forbidden": 403, "malformed": 400, "conflict": 409, "not_found": 404,
+          "locked": 423}
 TITLES = {
     400: "Bad request",
     403: "Not allowed for this seat",
     404: "Not found",
     409: "Stale version",
     422: "Against the rules",
+    423: "Damaged log",
 }
 
 #: What each problem status means, as documented in the OpenAPI schema.
@@ -41,6 +44,8 @@ MEANINGS = {
     409: "Stale ``expected_version`` or a concurrent write (``current_version``)",
     413: "The body is over 64 KiB",
     422: "Against the rules: ``rule``; ``choices`` and ``field`` when a choice is missing",
+    423: "The campaign's log does not verify, or an event of it cannot be read (``position``): "
+    "it takes no command until the host repairs or forks it",
     429: "Too many requests from this client (see the RateLimit-* headers)",
     503: "A read model has not caught up with the asked ``position`` within ``timeout``: retry "
     "after the Retry-After header's seconds",
@@ -64,6 +69,8 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True):
     current_version: int | None = None
     #: 400: what failed validation (``key`` names the field).
     errors: list[dict[str, Any]] | dict[str, Any] | None = None
+    #: 423: the first event of the log found wrong.
+    position: int | None = None
 
 
 def responses(*statuses: int) -> dict[int, ResponseSpec]:
@@ -95,7 +102,16 @@ def domain_error(_: Request[Any, Any, Any], error: DomainError) -> Response[dict
             field=error.field if isinstance(error, ChoiceRequired) else None,
         )
     current = getattr(error, "current", None)
-    return problem(status, error.reason, current_version=current)
+    return problem(status, error.reason, current_version=current,
+                   position=getattr(error, "position", None))
+
+
+def undecodable(_: Request[Any, Any, Any], error: EventDecodeError) -> Response[dict[str, Any]]:
+    """A stored event that does not decode (a damaged store): named, never a 500."""
+    log.error("%s", error)
+    return problem(423, f"event {error.originator_version} of campaign {error.originator_id} "
+                   "cannot be read: the store was damaged or edited; the host must repair it "
+                   "or fork the campaign before that event", position=error.originator_version)
 
 
 def http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[dict[str, Any]]:
@@ -120,6 +136,7 @@ def internal_error(_: Request[Any, Any, Any], error: Exception) -> Response[dict
 
 HANDLERS: dict[int | type[Exception], Any] = {
     DomainError: domain_error,
+    EventDecodeError: undecodable,
     HTTPException: http_error,
     Exception: internal_error,
 }

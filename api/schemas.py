@@ -142,3 +142,7 @@ class CampaignSummary(msgspec.Struct, frozen=True, kw_only=True):
     modified_on: datetime
     players: tuple[str, ...]
     closed: bool
+    #: The first event at which the campaign's log does not verify, if it does not: it takes
+    #: no command until the host repairs or forks it (every answer about it also carries the
+    #: ``Capes-Log-Broken`` header).
+    broken_at: int | None = None

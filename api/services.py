@@ -26,13 +26,14 @@ from api.schemas import Applied, event_out
 from application.campaigns import Campaigns
 from application.committer import Committer
 from application.credentials import Actor, Keyring
+from application.integrity import Integrity
 from projections.service import ReadModels
 
 T = TypeVar("T")
 #: Largest request body accepted (HTTP 413 above it).
 MAX_BODY = 64 * 1024
 #: The problems a query may answer with (documented in the OpenAPI schema).
-QUERY_PROBLEMS = problems.responses(400, 401, 404, 429)
+QUERY_PROBLEMS = problems.responses(400, 401, 404, 423, 429)
 Version = Annotated[
     int | None,
     QueryParameter(
@@ -77,6 +78,8 @@ class Services:
     read_models: ReadModels | None = None
     #: ``CAPES_HOST_KEY``: the bearer token of the host's routes (directory); "" none.
     host_key: str = ""
+    #: Verifies each campaign's log once (issue 13): broken ones are marked and locked.
+    integrity: Integrity | None = None
 
 
 #: Handlers name their dependencies explicitly (inferring them stops working in Litestar 3).
@@ -119,6 +122,12 @@ async def authenticate(
         actor = await in_thread(services.keyring.authenticate, campaign_id, token)
     if actor is None:
         raise NotAuthorizedException("this token is not one of this campaign's")
+    integrity = services.integrity
+    if integrity is not None and not integrity.checked(campaign_id):
+        # The first request about a campaign in this process verifies its log and snapshots
+        # (once, in a worker thread): nothing is served from a forged snapshot, and a broken
+        # log is marked before anything is said about it (issue 13).
+        await in_thread(integrity.ensure, campaign_id)
     return actor
 
 

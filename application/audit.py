@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 HEX64 = re.compile(r"[0-9a-f]{64}")
 
 Check = Literal["position", "stored", "chain", "import", "commitment", "seeds", "counter",
-                "die", "reveal", "head"]
+                "die", "reveal", "head", "snapshot"]
 
 
 class Discrepancy(msgspec.Struct, frozen=True, kw_only=True):
@@ -431,19 +431,69 @@ def verify_stored(app: Campaigns, campaign_id: UUID,
     """Verify a campaign of ``app``'s store from its stored bytes (not through any cache).
 
     The store's latest snapshot of the campaign, if it has a chain head, is a known head: cutting
-    events off the end of the log is found while the snapshot is there.
+    events off the end of the log is found while the snapshot is there. Then every snapshot is
+    checked against the campaign its log folds to at its version: a snapshot is a cache, not
+    evidence, and one that disagrees (its state edited) is a discrepancy (check ``snapshot``).
     """
     known = list(heads)
+    snapshots: list[Any] = []
     if app.snapshots is not None:
         try:
-            latest = list(app.snapshots.get(campaign_id, desc=True, limit=1))
+            snapshots = list(app.snapshots.get(campaign_id))
         except Exception:  # an unreadable snapshot is only a cache: ignored, like on loading
-            latest = []
-        for snapshot in latest:
-            chain = getattr(snapshot, "chain", "")
-            if chain:
-                known.append((snapshot.originator_version, chain, "the store's latest snapshot"))
-    return verify(campaign_id, stored_entries(app, campaign_id), heads=known)
+            snapshots = []
+        if snapshots and snapshots[-1].chain:
+            known.append((snapshots[-1].originator_version, snapshots[-1].chain,
+                          "the store's latest snapshot"))
+    entries = stored_entries(app, campaign_id)
+    report = verify(campaign_id, entries, heads=known)
+    if not report.ok or not snapshots:
+        return report
+    found = check_snapshots(app, [e.record for e in entries if e.record is not None], snapshots)
+    if found is None:
+        return report
+    return msgspec.structs.replace(report, ok=False, discrepancy=found, fair=False)
+
+
+def check_snapshots(app: Campaigns, records: Sequence[Recorded[Any]],
+                    snapshots: Sequence[Any]) -> Discrepancy | None:
+    """The first snapshot (oldest first) that is not the campaign ``records`` (its whole,
+    verified log) fold to at its version, as a discrepancy; None if they all agree."""
+    folded: Any = None
+    done = 0
+    for snapshot in sorted(snapshots, key=lambda s: s.originator_version):
+        version = snapshot.originator_version
+        if version > len(records):
+            continue  # past the log's end: the head check reports that
+        folded = app.advance(folded, records[done:version])
+        done = version
+        expected = type(snapshot).take(folded)
+        for field in ("state", "record", "chain", "past"):
+            mine, theirs = getattr(expected, field), getattr(snapshot, field)
+            if field == "past" and not theirs:
+                continue  # written before snapshots kept it: loads then fold the past anew
+            if mine != theirs:
+                where, want, got = _first_difference(msgspec.to_builtins(mine),
+                                                     msgspec.to_builtins(theirs), field)
+                return Discrepancy(
+                    position=version, type="snapshot", check="snapshot",
+                    message=f"the stored snapshot at event {version} is not what the log folds "
+                    f"to there ({where}): it is never used", expected=want, found=got)
+    return None
+
+
+def _first_difference(mine: Any, theirs: Any, path: str) -> tuple[str, str, str]:
+    """Where two plain values first differ, and the two values there (shortened)."""
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        for key in sorted(set(mine) | set(theirs), key=str):
+            if mine.get(key) != theirs.get(key):
+                return _first_difference(mine.get(key), theirs.get(key), f"{path}.{key}")
+    elif (isinstance(mine, list | tuple) and isinstance(theirs, list | tuple)
+          and len(mine) == len(theirs)):
+        for index, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+            if a != b:
+                return _first_difference(a, b, f"{path}[{index}]")
+    return path, repr(mine)[:200], repr(theirs)[:200]
 
 
 def stored_entries(app: Campaigns, campaign_id: UUID) -> list[Entry]:

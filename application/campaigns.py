@@ -12,6 +12,7 @@ Nothing here reads ``os.environ`` except :func:`open_campaigns`, through :mod:`a
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -44,7 +45,7 @@ from .aggregate import Campaign, StaleSnapshot, project_campaign
 from .chain import genesis, link, linked
 from .config import persistence_env
 from .dice import DiceSource, SecretsDice
-from .errors import CampaignConflict, CampaignNotFound, VersionNotFound
+from .errors import CampaignBroken, CampaignConflict, CampaignNotFound, VersionNotFound
 from .fair import DiceSeeds, derive
 from .mapper import MsgspecMapper, SnapshotDecodeError, topic
 from .records import Recorded, Snapshot
@@ -151,6 +152,12 @@ class Campaigns(Application[UUID]):
         # Shadows the class variable for this instance only; the library reads it via self.
         self.snapshotting_intervals = {Campaign: snapshot_interval}  # type: ignore[misc]
         self._locks = tuple(Lock() for _ in range(_LOCK_STRIPES))
+        #: Campaigns whose log was found not to verify (see application.integrity): the first
+        #: event found wrong and why. They take no command (CampaignBroken, HTTP 423).
+        self.broken: dict[UUID, tuple[int, str]] = {}
+        #: Campaigns with a snapshot that disagrees with their log: loaded from their events
+        #: alone, never from a snapshot (snapshots are a cache, not evidence).
+        self.distrusted: set[UUID] = set()
         # Undos and rewinds fold by loading the game as it was: the projector needs this app.
         self._project = partial(project_campaign, game_at=self._game_at)
         # Tables are created by one process at a time (several workers start together).
@@ -267,6 +274,8 @@ class Campaigns(Application[UUID]):
         several are committed together): a stale one is caught by :meth:`commit`.
         """
         campaign_id = campaign.id
+        if campaign_id in self.broken:
+            raise CampaignBroken(campaign_id, *self.broken[campaign_id])
         if expected_version is not None and expected_version != campaign.version:
             raise CampaignConflict(campaign_id, expected_version, campaign.version)
         base = campaign
@@ -687,6 +696,14 @@ class Campaigns(Application[UUID]):
     def _load(self, campaign_id: UUID, version: int | None = None) -> Campaign:
         if version is not None and version < 1:
             raise VersionNotFound(campaign_id, version, self._load(campaign_id).version)
+        if campaign_id in self.distrusted and not self._cached(campaign_id, version):
+            # Folded from its events alone; once in the cache, it is brought up to date there.
+            campaign = self._replay(campaign_id, version)
+            if version is None and self.repository.cache is not None:
+                self.repository.cache.put(campaign_id, campaign)
+            elif version is not None and campaign.version != version:
+                raise VersionNotFound(campaign_id, version, campaign.version)
+            return campaign
         try:
             campaign: Campaign = self.repository.get(
                 campaign_id, version=version, projector_func=self._project
@@ -712,6 +729,22 @@ class Campaigns(Application[UUID]):
         if campaign is None:
             raise CampaignNotFound(campaign_id)
         return campaign
+
+    def _cached(self, campaign_id: UUID, version: int | None) -> bool:
+        if version is not None or self.repository.cache is None:
+            return False
+        try:
+            self.repository.cache.get(campaign_id)
+        except KeyError:
+            return False
+        return True
+
+    def distrust(self, campaign_id: UUID) -> None:
+        """Never again load the campaign from a snapshot (one disagreed with its log)."""
+        self.distrusted.add(campaign_id)
+        if self.repository.cache is not None:
+            with contextlib.suppress(KeyError):
+                self.repository.cache.get(campaign_id, evict=True)
 
     def _exists(self, campaign_id: UUID) -> bool:
         return next(iter(self.events.get(campaign_id, limit=1)), None) is not None

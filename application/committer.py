@@ -36,6 +36,7 @@ from uuid import UUID
 from .aggregate import Campaign
 from .campaigns import Campaigns, Outcome, Staged
 from .errors import CampaignConflict
+from .integrity import Integrity
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +76,10 @@ class Committer:
     """Runs a process's writes on one thread of its own and commits commands in groups."""
 
     def __init__(self, campaigns: Campaigns, *, max_group: int = MAX_GROUP,
-                 max_heads: int = MAX_HEADS) -> None:
+                 max_heads: int = MAX_HEADS, integrity: Integrity | None = None) -> None:
         self.campaigns = campaigns
+        #: Verifies a campaign's log before this process first extends it (issue 13).
+        self.integrity = integrity
         self.max_group = max_group
         self.max_heads = max_heads
         self._queue: SimpleQueue[_Job | None] = SimpleQueue()
@@ -95,6 +98,12 @@ class Committer:
     async def execute(self, campaign_id: UUID, command: Any, *, narration: str = "",
                       expected_version: int | None = None) -> Outcome:
         """``Campaigns.execute`` on the writer thread; answered once the events are stored."""
+        if self.integrity is not None and not self.integrity.checked(campaign_id):
+            # Once per campaign and process, in a worker thread: a log that does not verify
+            # is not extended (the command gets a 423 from the writer).
+            await asyncio.to_thread(self.integrity.ensure, campaign_id)
+            if campaign_id in self.campaigns.distrusted:
+                await self.call(lambda: None, invalidates=campaign_id)  # a head from a bad snapshot
         if campaign_id not in self._heads:
             # A campaign the writer does not hold is loaded here, in a worker thread, into the
             # application's cache; the writer then only brings it up to date. Loading a long

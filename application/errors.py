@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from domain.errors import InvalidReference, StaleVersion
+from domain.errors import DomainError, InvalidReference, StaleVersion
 
 
 class CampaignNotFound(InvalidReference):
@@ -27,6 +27,19 @@ class VersionNotFound(InvalidReference):
         self.campaign_id = campaign_id
         self.version = version
         self.current = current
+
+
+class CampaignBroken(DomainError):
+    """The campaign's log does not verify (HTTP 423): it takes no command until the host
+    repairs it or forks it (issue 13). ``position`` is the first event found wrong."""
+
+    kind = "locked"
+
+    def __init__(self, campaign_id: UUID, position: int, reason: str) -> None:
+        super().__init__(f"campaign {campaign_id}'s log does not verify at event {position}: "
+                         f"{reason}; it takes no command until the host repairs or forks it")
+        self.campaign_id = campaign_id
+        self.position = position
 
 
 class CampaignConflict(StaleVersion):

@@ -35,13 +35,23 @@ from domain.record import RECORD_EVENT_TYPES, Record
 
 from .records import RECORD, EventT, Recorded, Snapshot, family_of
 
-__all__ = ["SNAPSHOT_TOPIC_PREFIX", "MsgspecMapper", "Recorded", "SnapshotDecodeError", "topic"]
+__all__ = ["SNAPSHOT_TOPIC_PREFIX", "EventDecodeError", "MsgspecMapper", "Recorded",
+           "SnapshotDecodeError", "topic"]
 
 SNAPSHOT_TOPIC_PREFIX = "snapshot:"
 
 
 class SnapshotDecodeError(MapperDeserialisationError):
     """A stored snapshot no longer decodes (its state's shape changed): replay events instead."""
+
+
+class EventDecodeError(MapperDeserialisationError):
+    """A stored event does not decode (the store was damaged or edited): it names the event."""
+
+    def __init__(self, message: str, originator_id: UUID, originator_version: int) -> None:
+        super().__init__(message)
+        self.originator_id = originator_id
+        self.originator_version = originator_version
 
 
 class _Body(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
@@ -154,15 +164,14 @@ class MsgspecMapper(Mapper[UUID]):
             if isinstance(body, _Body) and body.schema < self.current_schema(stored_topic):
                 body = self._upcast(stored_topic, data)
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as e:
-            error = (
-                SnapshotDecodeError
-                if stored_topic.startswith(SNAPSHOT_TOPIC_PREFIX)
-                else MapperDeserialisationError
-            )
-            raise error(
-                f"cannot decode {stored_topic} {stored_event.originator_id}"
-                f" v{stored_event.originator_version}: {e}"
-            ) from e
+            message = (f"cannot decode {stored_topic} {stored_event.originator_id}"
+                       f" v{stored_event.originator_version}: {e}")
+            if stored_topic.startswith(SNAPSHOT_TOPIC_PREFIX):
+                raise SnapshotDecodeError(message) from e
+            originator = stored_event.originator_id
+            raise EventDecodeError(
+                message, originator if isinstance(originator, UUID) else UUID(str(originator)),
+                stored_event.originator_version) from e
         originator_id = stored_event.originator_id
         if not isinstance(originator_id, UUID):
             originator_id = UUID(originator_id)

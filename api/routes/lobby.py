@@ -42,7 +42,7 @@ async def open_campaign(data: JSONBody[NewCampaign], services: ServicesDep) -> C
     status_code=201,
     summary="Take a seat",
     tags=["lobby"],
-    responses=problems.responses(400, 404, 409, 413, 422, 429),
+    responses=problems.responses(400, 404, 409, 413, 422, 423, 429),
 )
 async def take_seat(
     campaign_id: FromPath[UUID], data: JSONBody[NewSeat], services: ServicesDep

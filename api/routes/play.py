@@ -23,7 +23,7 @@ from domain.record.commands import OpenDispute
     summary="Run a command",
     tags=["play"],
     request_max_body_size=MAX_BODY,
-    responses=problems.responses(400, 401, 403, 404, 409, 413, 422, 429),
+    responses=problems.responses(400, 401, 403, 404, 409, 413, 422, 423, 429),
 )
 async def run_command(
     campaign_id: FromPath[UUID],
@@ -55,7 +55,7 @@ async def run_command(
     status_code=200,
     summary="Close the campaign",
     tags=["owner"],
-    responses=problems.responses(401, 403, 404, 409, 422, 429),
+    responses=problems.responses(401, 403, 404, 409, 422, 423, 429),
 )
 async def close_campaign(
     campaign_id: FromPath[UUID], actor: ActorDep, services: ServicesDep

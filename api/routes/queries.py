@@ -97,6 +97,7 @@ async def campaign_summary(
         modified_on=agg.modified_on,
         players=tuple(p.name for p in state.players),
         closed=state.closed,
+        broken_at=services.campaigns.broken.get(campaign_id, (None,))[0],
     )
 
 

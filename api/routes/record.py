@@ -34,7 +34,7 @@ from domain.record.commands import SetTableOptions, SettleDispute
 from domain.record.model import Dispute
 from domain.text import MAX_INT, line
 
-OWNER_PROBLEMS = problems.responses(400, 401, 403, 404, 409, 422, 429)
+OWNER_PROBLEMS = problems.responses(400, 401, 403, 404, 409, 422, 423, 429)
 
 
 class RecordView(msgspec.Struct, frozen=True, kw_only=True):
@@ -187,7 +187,7 @@ class Forked(msgspec.Struct, frozen=True, kw_only=True):
     status_code=201,
     tags=["record"],
     summary="Fork the campaign",
-    responses=problems.responses(400, 401, 404, 429),
+    responses=problems.responses(400, 401, 404, 423, 429),
 )
 async def fork_campaign(
     campaign_id: FromPath[UUID], data: JSONBody[ForkRequest], actor: ActorDep, services: ServicesDep
@@ -218,7 +218,7 @@ class SeatToken(msgspec.Struct, frozen=True, kw_only=True):
     status_code=201,
     tags=["owner"],
     summary="Issue a seat a new token",
-    responses=problems.responses(400, 401, 403, 404, 429),
+    responses=problems.responses(400, 401, 403, 404, 423, 429),
 )
 async def issue_seat_token(
     campaign_id: FromPath[UUID],

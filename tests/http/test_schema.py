@@ -125,10 +125,11 @@ def test_request_bodies_that_refuse_unknown_fields_say_so(openapi: JSON) -> None
 
 @pytest.mark.parametrize("path, method, statuses", [
     ("/campaigns", "post", {400, 413, 429}),
-    ("/campaigns/{campaign_id}/commands", "post", {400, 401, 403, 404, 409, 413, 422, 429}),
-    ("/campaigns/{campaign_id}/close", "post", {401, 403, 404, 409, 422, 429}),
-    ("/campaigns/{campaign_id}/board", "get", {400, 401, 404, 429}),
-    ("/campaigns/{campaign_id}/events/stream", "get", {400, 401, 404, 429}),
+    ("/campaigns/{campaign_id}/commands", "post",
+     {400, 401, 403, 404, 409, 413, 422, 423, 429}),
+    ("/campaigns/{campaign_id}/close", "post", {401, 403, 404, 409, 422, 423, 429}),
+    ("/campaigns/{campaign_id}/board", "get", {400, 401, 404, 423, 429}),
+    ("/campaigns/{campaign_id}/events/stream", "get", {400, 401, 404, 423, 429}),
 ])
 def test_refusals_are_documented_as_problem_details(
     openapi: JSON, path: str, method: str, statuses: set[int]
@@ -139,7 +140,7 @@ def test_refusals_are_documented_as_problem_details(
     for status in statuses:
         problem = resolve(openapi, responses[str(status)]["content"][PROBLEM]["schema"])
         assert {"type", "title", "status", "detail", "rule", "choices", "field", "errors",
-                "current_version"} <= set(problem["properties"])
+                "current_version", "position"} <= set(problem["properties"])
 
 
 def test_the_live_stream_is_documented_as_server_sent_events(openapi: JSON) -> None:
