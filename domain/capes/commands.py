@@ -26,7 +26,7 @@ Id = Annotated[int, msgspec.Meta(ge=1, le=2**31)]
 Name = Annotated[str, line(1, 80)]
 Text = Annotated[str, prose(0, 2000)]
 Count = Annotated[int, msgspec.Meta(ge=1, le=99)]
-DieValue = Annotated[int, msgspec.Meta(ge=0, le=2**31,
+DieValue = Annotated[int, msgspec.Meta(ge=-(2**31), le=2**31,
                                        description="Drawn by the server (R-ROLL-1)")]
 RollCounter = Annotated[int, msgspec.Meta(ge=0, le=MAX_INT,
                                           description="The campaign's roll counter, "

@@ -69,4 +69,6 @@ def test_processes_started_together_on_a_fresh_postgres_schema_all_start(
     from stores import POSTGRES_URL
 
     url = f"{POSTGRES_URL}?schema={postgres_env['POSTGRES_SCHEMA']}"
-    check(start_all_at_once({"CAPES_DATABASE_URL": url, "CAPES_RATE_LIMIT": "0"}))
+    # Small pools: the server is shared, and each process opens several stores.
+    check(start_all_at_once({"CAPES_DATABASE_URL": url, "CAPES_RATE_LIMIT": "0",
+                             "POSTGRES_POOL_SIZE": "1", "POSTGRES_MAX_OVERFLOW": "2"}))

@@ -161,10 +161,12 @@ def test_a_write_lost_in_the_store_becomes_stale_version_and_does_not_poison_the
     loser = make_app(shared_store_env, clock=racing_clock)
     assert loser.get(campaign_id).version == 2  # now cached by the loser
 
+    # Versioned, a lost race is a stale version that says where the campaign is now (an
+    # unversioned write would be decided once more instead: test_atomic.py).
     with pytest.raises(StaleVersion) as refused:
-        loser.execute(campaign_id, SeatPlayer(name="Cass"))
+        loser.execute(campaign_id, SeatPlayer(name="Cass"), expected_version=2)
 
-    assert isinstance(refused.value, CampaignConflict)
+    assert isinstance(refused.value, CampaignConflict) and refused.value.current == 3
     assert raced and raced[0].version == 3
     # Nothing of the loser's was stored or cached: it sees exactly the winner's write.
     assert [p.name for p in loser.state(campaign_id).players] == ["Ada", "Brook"]
