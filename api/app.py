@@ -115,7 +115,7 @@ async def mark_broken(campaigns: Campaigns, message: Message, scope: Scope) -> N
     found wrong (issue 13): ``Capes-Log-Broken: <position>``."""
     if message["type"] != "http.response.start" or not campaigns.broken:
         return
-    campaign_id = scope.get("path_params", {}).get("campaign_id")
+    campaign_id: Any = scope.get("path_params", {}).get("campaign_id")  # a UUID, parsed
     broken = campaigns.broken.get(campaign_id) if campaign_id is not None else None
     if broken is not None:
         headers = MutableScopeHeaders.from_message(message)

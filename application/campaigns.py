@@ -702,12 +702,12 @@ class Campaigns(Application[UUID]):
             raise VersionNotFound(campaign_id, version, self._load(campaign_id).version)
         if campaign_id in self.distrusted and not self._cached(campaign_id, version):
             # Folded from its events alone; once in the cache, it is brought up to date there.
-            campaign = self._replay(campaign_id, version)
+            replayed = self._replay(campaign_id, version)
             if version is None and self.repository.cache is not None:
-                self.repository.cache.put(campaign_id, campaign)
-            elif version is not None and campaign.version != version:
-                raise VersionNotFound(campaign_id, version, campaign.version)
-            return campaign
+                self.repository.cache.put(campaign_id, replayed)
+            elif version is not None and replayed.version != version:
+                raise VersionNotFound(campaign_id, version, replayed.version)
+            return replayed
         try:
             campaign: Campaign = self.repository.get(
                 campaign_id, version=version, projector_func=self._project
