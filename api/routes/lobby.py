@@ -10,7 +10,7 @@ from litestar.params import FromPath, JSONBody
 
 from api import problems
 from api.schemas import CampaignOpened, NewCampaign, NewSeat, SeatTaken
-from api.services import ServicesDep, announce
+from api.services import ServicesDep, announce, in_thread
 from domain.capes import commands as c
 from domain.record.commands import SetTableOptions
 
@@ -51,6 +51,9 @@ async def take_seat(
 
     The campaign id is the invitation: whoever has it may join.
     """
+    if services.integrity is not None:
+        # No seat is added to a log that does not verify (issue 13): checked once, in a thread.
+        await in_thread(services.integrity.ensure, campaign_id)
     # The seat and its token's record (R-X-REC-4) are stored in one step (see
     # Campaigns.seat_player): a crash never leaves a seat without a token.
     outcome, token = await services.committer.call(
