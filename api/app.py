@@ -20,8 +20,10 @@ Every route but ``POST /campaigns`` and ``POST /seats`` needs ``Authorization: B
 from __future__ import annotations
 
 import gc
+from importlib import resources
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from litestar import Litestar, Router
@@ -34,7 +36,7 @@ from litestar.di import Provide
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
-from litestar.openapi.spec import Schema
+from litestar.openapi.spec import Components, Schema, SecurityScheme
 from litestar.static_files import create_static_files_router
 from litestar.typing import FieldDefinition
 
@@ -66,12 +68,15 @@ class ClosedStructsPlugin(StructSchemaPlugin):
         return schema
 
 
-def _docs() -> tuple[OpenAPIConfig, Router | None]:
-    """The OpenAPI schema at /schema, with a Swagger UI served from this machine (no CDN)."""
-    try:
-        from swagger_ui_bundle import swagger_ui_path
-    except ImportError:  # pragma: no cover - a dependency; the schema still works without it
-        return OpenAPIConfig(title="Capes table server", version="0.1.0", path="/schema"), None
+#: The bearer security scheme of the schema: every route but opening a campaign and taking a
+#: seat needs ``Authorization: Bearer <token>`` (the docs page's Authorize button sets it).
+BEARER = "bearer"
+
+
+def _docs() -> tuple[OpenAPIConfig, Router]:
+    """The OpenAPI schema at /schema, with Swagger UI 5 (it renders OpenAPI 3.1, which Litestar
+    writes) served from this machine: the built files of the ``swagger-ui-py`` package, no CDN.
+    """
     assets = "/schema-assets"
     ui = SwaggerRenderPlugin(
         js_url=f"{assets}/swagger-ui-bundle.js",
@@ -86,10 +91,16 @@ def _docs() -> tuple[OpenAPIConfig, Router | None]:
         path="/schema",
         render_plugins=[ui],
         description="Play Capes campaigns over HTTP. Rule refusals are 422 problem details "
-        "carrying the rule id (`rule`).",
+        "carrying the rule id (`rule`). Authorize with the token a campaign or a seat gave you "
+        "(or the host key for the host's routes).",
+        components=Components(security_schemes={BEARER: SecurityScheme(
+            type="http", scheme="bearer",
+            description="A campaign's owner or seat token, or the host key (CAPES_HOST_KEY)")}),
+        security=[{BEARER: []}],
     )
     router = create_static_files_router(
-        path=assets, directories=[swagger_ui_path], include_in_schema=False
+        path=assets, directories=[Path(str(resources.files("swagger_ui") / "static"))],
+        include_in_schema=False,
     )
     return config, router
 
@@ -160,8 +171,7 @@ def create_app(
         )
     openapi, assets = _docs()
     handlers: list[Any] = [h for module in ROUTE_MODULES for h in module.HANDLERS]
-    if assets is not None:
-        handlers.append(assets)
+    handlers.append(assets)
     return Litestar(
         route_handlers=handlers,
         dependencies={

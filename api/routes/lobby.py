@@ -20,6 +20,7 @@ from domain.record.commands import SetTableOptions
     summary="Open a campaign",
     tags=["lobby"],
     responses=problems.responses(400, 413, 429),
+    security=[{}],  # no token needed
 )
 async def open_campaign(data: JSONBody[NewCampaign], services: ServicesDep) -> CampaignOpened:
     """A new campaign; the response's ``owner_token`` is shown once."""
@@ -42,6 +43,7 @@ async def open_campaign(data: JSONBody[NewCampaign], services: ServicesDep) -> C
     summary="Take a seat",
     tags=["lobby"],
     responses=problems.responses(400, 404, 409, 413, 422, 429),
+    security=[{}],  # no token needed: the campaign id is the invitation
 )
 async def take_seat(
     campaign_id: FromPath[UUID], data: JSONBody[NewSeat], services: ServicesDep
