@@ -20,9 +20,9 @@ Every route but ``POST /campaigns`` and ``POST /seats`` needs ``Authorization: B
 from __future__ import annotations
 
 import gc
-from importlib import resources
 import os
 from collections.abc import Mapping
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
