@@ -20,7 +20,9 @@ Every route but ``POST /campaigns`` and ``POST /seats`` needs ``Authorization: B
 from __future__ import annotations
 
 import gc
+import logging
 import os
+import re
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -41,7 +43,7 @@ from litestar.static_files import create_static_files_router
 from litestar.typing import FieldDefinition
 
 from api import problems
-from api.routes import audit, lobby, play, queries, record
+from api.routes import audit, holder, lobby, play, queries, record
 from api.routes import projections as read_model_routes
 from api.services import MAX_BODY, Services, provide_actor
 from application.campaigns import Campaigns, open_campaigns
@@ -50,7 +52,7 @@ from application.credentials import Keyring
 from projections.service import open_read_models
 
 #: The route modules, each with ``HANDLERS``, in the order the schema lists them.
-ROUTE_MODULES = (lobby, play, queries, record, read_model_routes, audit)
+ROUTE_MODULES = (lobby, play, queries, holder, record, read_model_routes, audit)
 
 
 class ClosedStructsPlugin(StructSchemaPlugin):
@@ -116,6 +118,32 @@ def channels_backend(environ: Mapping[str, str]) -> ChannelsBackend:
     return RedisChannelsPubSubBackend(redis=Redis.from_url(url))
 
 
+#: ``token=…`` in a query string (the live stream's and the charts' ``?token=``).
+_QUERY_TOKEN = re.compile(r"(?i)([?&]token=)[^&#\s]*")
+
+
+class TokensOutOfLog(logging.Filter):
+    """Blanks ``?token=`` in uvicorn's access log lines: only the tokens' digests are kept.
+
+    Browsers' ``EventSource`` and ``<img>`` cannot send a header, so those routes take the
+    token in the query string, which the access log writes (``client - "GET /path?query"``).
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and record.args:
+            record.args = tuple(_QUERY_TOKEN.sub(r"\1[redacted]", a) if isinstance(a, str)
+                                else a for a in record.args)
+        record.msg = _QUERY_TOKEN.sub(r"\1[redacted]", str(record.msg))
+        return True
+
+
+def keep_tokens_out_of_logs() -> None:
+    """Put :class:`TokensOutOfLog` on the access log of uvicorn (once per process)."""
+    access = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, TokensOutOfLog) for f in access.filters):
+        access.addFilter(TokensOutOfLog())
+
+
 def create_server() -> Litestar:
     """The app as ``capes serve`` runs it: :func:`create_app` from the environment and, once
     it has started, everything built so far frozen out of the garbage collector's reach.
@@ -125,6 +153,8 @@ def create_server() -> Litestar:
     seconds under load (measured: the worst requests at half load waited for it). Frozen
     (``gc.freeze``), a full collection walks only what came after: about 2.5 ms. The campaigns'
     states are not tracked at all (their Structs are ``gc=False``)."""
+    # Each worker process builds its app here, after uvicorn configured its logging.
+    keep_tokens_out_of_logs()
     app = create_app()
     app.on_startup.append(_freeze_startup_objects)
     return app

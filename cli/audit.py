@@ -21,9 +21,9 @@ import msgspec
 
 from application.audit import Report, stored_campaign_ids, stored_entries, verify, verify_stored
 from application.campaigns import Campaigns, open_campaigns
-from application.credentials import Keyring
 from application.errors import CampaignNotFound
 from application.transfer import FORMATS, ExportError, export, read
+from cli.tokens import issue_tokens, print_tokens
 
 
 def _campaign(text: str) -> UUID:
@@ -119,18 +119,9 @@ def _import(args: argparse.Namespace) -> int:
         if campaign_id is None:
             print("nothing was imported: the export does not verify", file=sys.stderr)
             return 1
-        keyring = Keyring(dict(app.env))
-        try:
-            owner = keyring.open_campaign(campaign_id)
-            seats = [(p.seat, p.name, keyring.issue(campaign_id, p.seat))
-                     for p in app.state(campaign_id).players]
-        finally:
-            keyring.close()
+        issued = issue_tokens(app, campaign_id)
         print(f"\nimported as campaign {campaign_id} ({app.get(campaign_id).version} events)")
-        print("tokens (shown once):")
-        print(f"  owner: {owner}")
-        for seat, name, token in seats:
-            print(f"  seat {seat} ({name}): {token}")
+        print_tokens(issued)
         return 0
     finally:
         app.close()

@@ -28,7 +28,8 @@ def _demo(args: argparse.Namespace) -> int:
     except DomainError as refused:
         print(f"the demo was refused: {refused}", file=sys.stderr)
         return 1
-    print(f"\ncampaign {campaign} is stored with {app.get(campaign).version} events")
+    print(f"\ncampaign {campaign} is stored with {app.get(campaign).version} events; "
+          f"`capes tokens {campaign}` gives its owner and seats tokens for the HTTP API")
     return 0
 
 
@@ -43,7 +44,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 #: Modules that add subcommands: each has ``register(commands)`` taking the subparsers.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("cli.record", "cli.projections", "cli.audit")
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "cli.record", "cli.projections", "cli.audit", "cli.tokens")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -97,7 +97,8 @@ def _diff(app: Campaigns, args: argparse.Namespace) -> int:
 def _fork(app: Campaigns, args: argparse.Namespace) -> int:
     outcome = app.fork(args.campaign, args.version, name=args.name)
     print(f"forked campaign {outcome.campaign_id} from {args.campaign} at version "
-          f"{app.get(outcome.campaign_id).record.forked_from[1]}")  # type: ignore[index]
+          f"{app.get(outcome.campaign_id).record.forked_from[1]}"  # type: ignore[index]
+          f"; `capes tokens {outcome.campaign_id}` gives its owner and seats tokens")
     return 0
 
 
