@@ -41,7 +41,8 @@ MEANINGS = {
     409: "Stale ``expected_version`` or a concurrent write (``current_version``)",
     413: "The body is over 64 KiB",
     422: "Against the rules: ``rule``; ``choices`` and ``field`` when a choice is missing",
-    429: "Too many requests from this client (see the RateLimit-* headers)",
+    429: "Too many requests from this client: retry after the Retry-After header's seconds "
+    "(and see the RateLimit-* headers)",
     503: "A read model has not caught up with the asked ``position`` within ``timeout``: retry "
     "after the Retry-After header's seconds",
 }
@@ -109,6 +110,11 @@ def http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[dict
     response = problem(status, detail, title, errors=error.extra or None)
     if error.headers:
         response.headers.update(error.headers)
+    if status == 429:
+        # RFC 9110's Retry-After, which clients and proxies know (the rate limiter sends only
+        # the draft RateLimit-* headers): the seconds until the client's window resets.
+        reset = (error.headers or {}).get("RateLimit-Reset", "")
+        response.headers["Retry-After"] = str(max(1, int(reset))) if reset.isdigit() else "1"
     return response
 
 

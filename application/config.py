@@ -37,6 +37,15 @@ PASSTHROUGH = (
 )
 
 
+class SettingError(ValueError):
+    """A setting (an environment variable) with a value that cannot work: says which, the
+    value, and why, in one line for people."""
+
+    def __init__(self, setting: str, value: str, why: str) -> None:
+        super().__init__(f"{setting}={value}: {why}")
+        self.setting, self.value, self.why = setting, value, why
+
+
 def persistence_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The eventsourcing environment for the store named in ``environ`` (default os.environ).
 

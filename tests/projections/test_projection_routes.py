@@ -212,7 +212,7 @@ def test_analytics_as_json_and_as_png_charts() -> None:
     campaigns = Campaigns(persistence_env({"CAPES_DB": ":memory:"}),
                           dice=ScriptedDice(DEMO_DICE))
     campaign = play_demo(campaigns, out=lambda _: None)
-    with serving(campaigns) as client:
+    with serving(campaigns, CAPES_HOST_KEY="the-host") as client:
         # The demo was played without tokens: issue the owner's for it.
         token = _owner_token(client, campaign)
         auth = {"Authorization": f"Bearer {token}"}
@@ -229,8 +229,10 @@ def test_analytics_as_json_and_as_png_charts() -> None:
         assert client.get(f"/campaigns/{campaign}/analytics/nope.png",
                           headers=auth).status_code == 404
 
-        # Across campaigns: public, and nothing in it names a campaign or a player.
-        across = client.get("/analytics")
+        # Across campaigns: the host's, and nothing in it names a campaign or a player.
+        assert client.get("/analytics").status_code == 401
+        assert client.get("/analytics", headers=auth).status_code == 401, "a campaign's token"
+        across = client.get("/analytics", headers={"Authorization": "Bearer the-host"})
         assert across.status_code == 200
         assert across.json()["campaigns"] == 1
         assert across.json()["dice"]["overall"]["faces"] == [0, 2, 0, 2, 2, 2]
