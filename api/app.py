@@ -48,12 +48,10 @@ from api.routes import projections as read_model_routes
 from api.services import MAX_BODY, Services, provide_actor
 from application.campaigns import Campaigns, open_campaigns
 from application.committer import Committer
-from application.config import SettingError
+from application.config import who_opens_campaigns
 from application.credentials import Keyring
 from projections.service import open_read_models
 
-#: Who may open campaigns: ``anyone`` or ``host`` (the holder of CAPES_HOST_KEY).
-OPEN_CAMPAIGNS = "CAPES_OPEN_CAMPAIGNS"
 #: The route modules, each with ``HANDLERS``, in the order the schema lists them.
 ROUTE_MODULES = (lobby, play, queries, holder, record, read_model_routes, audit)
 
@@ -108,17 +106,6 @@ def _docs() -> tuple[OpenAPIConfig, Router]:
         include_in_schema=False,
     )
     return config, router
-
-
-def who_opens_campaigns(environ: Mapping[str, str]) -> str:
-    """``CAPES_OPEN_CAMPAIGNS``: ``anyone`` (the default: a private table) or ``host`` (only
-    the holder of ``CAPES_HOST_KEY``). Raises :class:`SettingError` naming a bad value."""
-    who = environ.get(OPEN_CAMPAIGNS, "").strip().lower() or "anyone"
-    if who not in ("anyone", "host"):
-        raise SettingError(OPEN_CAMPAIGNS, who, "must be anyone or host")
-    if who == "host" and not environ.get("CAPES_HOST_KEY", "").strip():
-        raise SettingError(OPEN_CAMPAIGNS, who, "needs CAPES_HOST_KEY set")
-    return who
 
 
 def channels_backend(environ: Mapping[str, str]) -> ChannelsBackend:

@@ -17,6 +17,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
 
+from application.extras import MissingExtra
 from domain.errors import ChoiceRequired, DomainError, RuleViolation
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,8 @@ MEANINGS = {
     422: "Against the rules: ``rule``; ``choices`` and ``field`` when a choice is missing",
     429: "Too many requests from this client: retry after the Retry-After header's seconds "
     "(and see the RateLimit-* headers)",
+    501: "This server was installed without the optional part this needs (the detail names "
+    "the extra to install)",
     503: "A read model has not caught up with the asked ``position`` within ``timeout``: retry "
     "after the Retry-After header's seconds",
 }
@@ -118,6 +121,11 @@ def http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[dict
     return response
 
 
+def missing_extra(_: Request[Any, Any, Any], error: MissingExtra) -> Response[dict[str, Any]]:
+    """A feature this installation left out (Parquet, charts): 501, naming the extra."""
+    return problem(501, str(error), "Not installed")
+
+
 def internal_error(_: Request[Any, Any, Any], error: Exception) -> Response[dict[str, Any]]:
     """A bug of ours: logged with its traceback, answered without internals."""
     log.exception("unhandled error", exc_info=error)
@@ -126,6 +134,7 @@ def internal_error(_: Request[Any, Any, Any], error: Exception) -> Response[dict
 
 HANDLERS: dict[int | type[Exception], Any] = {
     DomainError: domain_error,
+    MissingExtra: missing_extra,
     HTTPException: http_error,
     Exception: internal_error,
 }

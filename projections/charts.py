@@ -7,6 +7,8 @@ import io
 from collections.abc import Callable
 from typing import Any
 
+from application.extras import MissingExtra
+
 from .analytics import FACES, Analytics
 
 #: The charts, by the name in ``/campaigns/{id}/analytics/{chart}.png``.
@@ -14,8 +16,11 @@ CHARTS = ("dice", "tokens", "debt", "conflicts", "abilities", "pace")
 
 
 def _figure(width: float = 7.0, height: float = 4.0) -> Any:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as e:
+        raise MissingExtra("charts", "Charts") from e
 
     figure = Figure(figsize=(width, height), dpi=100, layout="constrained")
     FigureCanvasAgg(figure)

@@ -164,7 +164,7 @@ async def get_campaign_analytics(
     tags=["read models"],
     dependencies={"actor": Provide(lambda: None, sync_to_thread=False)},
     media_type="image/png",
-    responses=READ_PROBLEMS,
+    responses={**READ_PROBLEMS, **problems.responses(501)},
 )
 async def get_chart(
     campaign_id: FromPath[UUID],

@@ -5,6 +5,8 @@ catch-up's life cycle, and ``capes projections`` / ``capes analytics`` / ``capes
 
 from __future__ import annotations
 
+import re
+
 import os
 import signal
 import subprocess
@@ -294,8 +296,8 @@ def test_capes_projections_analytics_and_campaigns(tmp_path: Path, capsys: Any,
 
     assert main(["analytics", str(campaign)]) == 0
     text = capsys.readouterr().out
-    assert "8 rolls  1:0 2:2 3:0 4:2 5:2 6:2  mean 4.25  chi-square 4.00, p = 0.549" in text
-    assert "Ana" in text and "pages to resolve {2: 1, 3: 1}" in text
+    assert re.search(r"^  all +8 +0 +2 +0 +2 +2 +2 +4\.25 +4\.00 +0\.549$", text, re.M)
+    assert re.search(r"^  Ana +2 ", text, re.M) and "Resolving took 2 pages once" in text
     assert main(["analytics", "--all", "--json"]) == 0
     figures = msgspec.json.decode(capsys.readouterr().out)
     assert figures["campaigns"] == 1 and figures["dice"]["by_player"] == []
