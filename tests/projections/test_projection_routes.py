@@ -5,9 +5,8 @@ catch-up's life cycle, and ``capes projections`` / ``capes analytics`` / ``capes
 
 from __future__ import annotations
 
-import re
-
 import os
+import re
 import signal
 import subprocess
 import sys
