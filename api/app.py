@@ -7,6 +7,7 @@ Routes (the OpenAPI schema and a docs UI are at ``/schema``), one module per gro
   ``POST /campaigns/{id}/seats`` seats a player and returns the seat's token;
 - play: ``POST /campaigns/{id}/commands`` runs one command for the token's seat;
   ``POST /campaigns/{id}/close``;
+- holder: ``GET /campaigns/{id}/me``: which campaign and seat a token is;
 - queries: ``GET /campaigns/{id}``, ``/board``, ``/ledgers``, ``/characters``, ``/state``
   (each with ``?version=N`` to look at the past), ``/events?after=&limit=`` (the log, paged)
   and ``/events/stream`` (Server-Sent Events, resuming from ``Last-Event-ID``);
@@ -14,7 +15,10 @@ Routes (the OpenAPI schema and a docs UI are at ``/schema``), one module per gro
   (verify, export).
 
 Every route but ``POST /campaigns`` and ``POST /seats`` needs ``Authorization: Bearer <token>``
-(the stream also takes ``?token=``, since browsers' EventSource cannot send headers).
+(the stream and the charts also take ``?token=``, since browsers' EventSource and ``<img>``
+cannot send headers; :class:`TokensOutOfLog` keeps it out of the access log). The host's
+routes take ``CAPES_HOST_KEY`` as their bearer token, and so does ``POST /campaigns`` with
+``CAPES_OPEN_CAMPAIGNS=host``.
 """
 
 from __future__ import annotations
@@ -146,8 +150,9 @@ def keep_tokens_out_of_logs() -> None:
 
 
 def create_server() -> Litestar:
-    """The app as ``capes serve`` runs it: :func:`create_app` from the environment and, once
-    it has started, everything built so far frozen out of the garbage collector's reach.
+    """The app as ``capes serve`` runs it: :func:`create_app` from the environment, tokens
+    kept out of the access log, and, once it has started, everything built so far frozen out
+    of the garbage collector's reach.
 
     Why: the app's own objects (routes, schemas, modules: some 80,000) live as long as the
     process, yet every full collection walked them all, a pause of about 30 ms every few
