@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 from helpers import TIMEOUT, app_client, bearer, capes_serve, demo_table, open_campaign
+from stores import MakeApp
 
 from application.campaigns import Campaigns
 from application.config import persistence_env
@@ -20,12 +21,12 @@ from domain.capes import commands as c
 
 
 def test_a_reissued_seat_token_revokes_the_one_before(
-    shared_store_env: dict[str, str],
+    shared_store_env: dict[str, str], make_app: MakeApp,
 ) -> None:
     store_env = shared_store_env
     keyring = Keyring(store_env)
     try:
-        campaign = Campaigns(store_env).create(c.CreateCampaign(name="Keys")).campaign_id
+        campaign = make_app(store_env).create(c.CreateCampaign(name="Keys")).campaign_id
         owner = keyring.open_campaign(campaign)
         first = keyring.issue(campaign, 1)
         second = keyring.issue(campaign, 1)
@@ -38,20 +39,22 @@ def test_a_reissued_seat_token_revokes_the_one_before(
         assert keyring.authenticate(campaign, second) is not None, "other seats keep theirs"
         # Read again from the store (another process's view): the same.
         again = Keyring(store_env)
-        assert again.authenticate(campaign, first) is None
-        assert again.authenticate(campaign, owner) is None
-        assert again.authenticate(campaign, second) is not None
-        again.close()
+        try:
+            assert again.authenticate(campaign, first) is None
+            assert again.authenticate(campaign, owner) is None
+            assert again.authenticate(campaign, second) is not None
+        finally:
+            again.close()
     finally:
         keyring.close()
 
 
 def test_a_token_revoked_by_another_process_stops_working_once_the_keys_go_stale(
-    sqlite_env: dict[str, str],
+    sqlite_env: dict[str, str], make_app: MakeApp,
 ) -> None:
     server, host = Keyring(sqlite_env), Keyring(sqlite_env)
     try:
-        campaign = Campaigns(sqlite_env).create(c.CreateCampaign(name="Keys")).campaign_id
+        campaign = make_app(sqlite_env).create(c.CreateCampaign(name="Keys")).campaign_id
         host.open_campaign(campaign)
         old = host.issue(campaign, 1)
         assert server.authenticate(campaign, old) is not None  # now in the server's memory
