@@ -20,7 +20,8 @@ import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
+#: Debian's Chromium (Playwright cannot download a browser here); CAPES_CHROMIUM for another.
+CHROMIUM = Path(os.environ.get("CAPES_CHROMIUM", "/usr/bin/chromium"))
 #: Chromium without a sandbox (a container's root), GPU or any traffic of its own.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -42,11 +43,13 @@ def _need(condition: bool, reason: str) -> None:
 @pytest.fixture(scope="module")
 def docs_browser() -> Iterator[Any]:
     """Headless Debian Chromium driven by Playwright."""
-    _need(CHROMIUM.exists(), f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    _need(CHROMIUM.exists(),
+          f"Browser not available: no Chromium at {CHROMIUM} (apt-get install -y chromium)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:  # pragma: no cover - a dev dependency
-        _need(False, "playwright is not installed (pip install -e '.[dev]')")
+        _need(False, "Browser not available: playwright is not installed (pip install -e "
+              "'.[dev]')")
         raise
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
