@@ -42,7 +42,7 @@ from litestar.di import Provide
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
-from litestar.openapi.spec import Components, Schema, SecurityScheme
+from litestar.openapi.spec import Components, Schema, SecurityScheme, Tag
 from litestar.static_files import create_static_files_router
 from litestar.typing import FieldDefinition
 
@@ -104,6 +104,16 @@ def _docs() -> tuple[OpenAPIConfig, Router]:
             type="http", scheme="bearer",
             description="A campaign's owner or seat token, or the host key (CAPES_HOST_KEY)")}),
         security=[{BEARER: []}],
+        # The docs page lists the groups in the order a table meets them.
+        tags=[Tag(name=name, description=text) for name, text in (
+            ("lobby", "Open a campaign, take a seat: no token needed"),
+            ("play", "Commands of a seat"),
+            ("queries", "The board, ledgers, characters, state and log, now or in the past"),
+            ("record", "Undo, disputes, diffs"),
+            ("owner", "The owner's: options, settling disputes, forks, seats' tokens, closing"),
+            ("read models", "Timeline, analytics and charts; the host's directory"),
+            ("audit", "Verify a campaign's chain and dice; export its log"),
+        )],
     )
     router = create_static_files_router(
         path=assets, directories=[Path(str(resources.files("swagger_ui") / "static"))],
