@@ -54,9 +54,9 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
         waiting = pending(state)
         if waiting:
             add(waiting[0][0], "resolve", "gloat")
-        elif any(deadlockable(x) for x in state.conflicts.values()):
+        elif any(deadlockable(state, x) for x in state.conflicts.values()):
             add(page.starter, "end_page")
-        if any(deadlockable(x) for x in state.conflicts.values()):
+        if any(deadlockable(state, x) for x in state.conflicts.values()):
             for p in state.players:
                 add(p.seat, "declare_deadlock")
     return {s: tuple(dict.fromkeys(t)) for s, t in moves.items()}
@@ -128,7 +128,7 @@ def _candidates(state: CampaignState) -> Iterator[c.Command]:
             yield c.Resolve(seat=seat, conflict=conflict_id)
             yield c.Gloat(seat=seat, conflict=conflict_id)
         for x in state.conflicts.values():
-            if deadlockable(x):
+            if deadlockable(state, x):
                 yield c.DeclareDeadlock(seat=page.starter, conflict=x.id)
         yield c.EndPage(seat=page.starter)
 
