@@ -33,8 +33,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from api.application import Campaigns  # noqa: E402
-from api.dice import SeededDice  # noqa: E402
+from application.campaigns import Campaigns  # noqa: E402
+from application.dice import SeededDice  # noqa: E402
 from domain.capes.views import board  # noqa: E402
 from projections.model import Folds  # noqa: E402
 from projections.runner import BATCH  # noqa: E402
