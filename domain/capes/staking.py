@@ -379,3 +379,40 @@ def _schismed(event: SideSchismed, state: CampaignState) -> CampaignState:
         kept = tuple(p for p in page.turn.promised if p[0] != event.conflict)
         state = replace(state, page=replace(page, turn=replace(page.turn, promised=kept)))
     return state
+
+
+# -- what the board offers (see moves.waiting_for) -------------------------------------------
+
+
+def may_stake(turn: Turn, who: Character, c: Conflict, side: int, amount: int = 1) -> bool:
+    """Whether ``amount`` Debt may go on ``side`` of ``c`` now (R-STAKE-1, R-STAKE-2), by the
+    same checks the commands make; a Drive still to be chosen counts as possible."""
+    try:
+        _staking_turn(turn)
+        _stake_side(turn, who, c, side)
+        _stake_drive(turn, who, c, amount, None)
+    except ChoiceRequired:
+        return True
+    except RuleViolation:
+        return False
+    return True
+
+
+def schisms(turn: Turn, who: Character, c: Conflict) -> list[Schism]:
+    """Schisms of ``c`` the turn's character may make now (R-SCHISM-1): one per side, moving
+    every die it controls there (or, of a side whose uncontrolled die it may split, that)."""
+    found: list[Schism] = []
+    for index, side in enumerate(c.sides):
+        mine = tuple(d.id for d in side.dice if d.controller == who.id)
+        count = len(c.sides) + 1 - (index >= 2 and len(mine) == len(side.dice))
+        if count > MAX_SIDES:
+            continue
+        if mine and (index >= 2 or len(mine) < len(side.dice)):
+            found.append(Schism(seat=turn.seat, conflict=c.id, side=index, dice=mine))
+        elif mine and len(mine) > 1:
+            found.append(Schism(seat=turn.seat, conflict=c.id, side=index, dice=mine[1:]))
+        free = [d for d in side.dice if d.controller is None and d.value >= 2]
+        if free and count <= MAX_SIDES and may_stake(turn, who, c, index):
+            found.append(Schism(seat=turn.seat, conflict=c.id, side=index,
+                                split_uncontrolled=2))
+    return found
