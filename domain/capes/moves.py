@@ -249,9 +249,12 @@ def _candidates(state: CampaignState) -> Iterator[c.Command]:
     if not state.created or state.closed:
         return
     if scene is None:
-        seat = state.next_framer or 1
-        yield c.FrameScene(seat=seat, text="A scene")
-        yield c.PassFraming(seat=seat)
+        if state.next_framer is None:
+            for p in state.players:
+                yield c.FrameScene(seat=p.seat, text="A scene")
+        else:
+            yield c.FrameScene(seat=state.next_framer, text="A scene")
+            yield c.PassFraming(seat=state.next_framer)
         return
     assert page is not None
     for conflict_id in sorted(page.vetoable):
