@@ -1,6 +1,6 @@
 """No game can freeze: the rules gaps random play found (issue 11).
 
-Rules: R-STAKE-4, R-X-STAKE-2, R-X-TURN-2 (a turn can always end; stakes before the Ability are
+Rules: R-STAKE-4, R-X-STAKE-2, R-X-TURN-2, R-X-CHAR-2, R-X-CHAR-3 (a turn can always end; stakes before the Ability are
 provisional), R-SCHISM-1 (emptied sides go, every side nameable), R-X-RES-2, R-DEAD-1 and
 R-X-DEAD-2 (ties nobody can or does change end), R-CHAR-6 (the Exemplar quota), R-ABIL-2
 (legality before choices), R-CHAR-8 (changing a character between scenes).
@@ -298,8 +298,8 @@ def test_a_character_has_one_exemplar_free_and_shares_any_further_one() -> None:
 
 
 def test_a_shared_exemplar_is_linked_once_both_players_asked() -> None:
-    """R-CHAR-6: Aurora's second Exemplar, Mia, is created by seat 3: seat 1 asks, then seat 3
-    agrees by asking for the same link, and the link exists."""
+    """R-CHAR-6 / R-X-CHAR-2: Aurora's second Exemplar, Mia, is created by seat 3: seat 1
+    asks, then seat 3 agrees by asking for the same link, and the link exists."""
     t = characters_built()
     t(c.LinkExemplar(seat=1, character=AURORA, exemplar=BRUTE, drive="Justice"))
     second = c.LinkExemplar(seat=1, character=AURORA, exemplar=MIA, drive="Hope")
@@ -417,7 +417,8 @@ def test_a_character_is_changed_only_as_creation_allows_and_keeps_its_debt() -> 
 
 
 def test_a_character_in_the_current_scene_is_not_changed() -> None:
-    """R-CHAR-8: never while the character is in the current scene; only by its creator."""
+    """R-CHAR-8 / R-X-CHAR-3: never while the character is in the current scene; only by its
+    creator."""
     t = a_scene()
     given(t.events).when(c.EditCharacter(seat=1, character=AURORA, name="Nova")).refused(
         "R-CHAR-8")
@@ -426,7 +427,8 @@ def test_a_character_in_the_current_scene_is_not_changed() -> None:
 
 
 def test_a_characters_exemplar_drives_stay() -> None:
-    """R-CHAR-8 / R-CHAR-6: an edit keeps the Drives its Exemplars are linked through."""
+    """R-CHAR-8 / R-X-CHAR-3 / R-CHAR-6: an edit keeps the Drives its Exemplars are linked
+    through."""
     t = characters_built()
     t(c.LinkExemplar(seat=1, character=AURORA, exemplar=BRUTE, drive="Justice"))
     given(t.events).when(
