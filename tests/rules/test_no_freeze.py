@@ -1,9 +1,10 @@
 """No game can freeze: the rules gaps random play found (issue 11).
 
-Rules: R-STAKE-4, R-X-STAKE-2, R-X-TURN-2, R-X-CHAR-2, R-X-CHAR-3 (a turn can always end; stakes before the Ability are
-provisional), R-SCHISM-1 (emptied sides go, every side nameable), R-X-RES-2, R-DEAD-1 and
-R-X-DEAD-2 (ties nobody can or does change end), R-CHAR-6 (the Exemplar quota), R-ABIL-2
-(legality before choices), R-CHAR-8 (changing a character between scenes).
+Rules: R-STAKE-4, R-X-STAKE-2, R-X-TURN-2 (a turn can always end; stakes before the Ability
+are provisional), R-SCHISM-1 (emptied sides go, every side nameable), R-X-RES-2, R-DEAD-1 and
+R-X-DEAD-2 (ties nobody can or does change end), R-CHAR-6 and R-X-CHAR-2 (the Exemplar quota),
+R-ABIL-2 (legality before choices), R-CHAR-8 and R-X-CHAR-3 (changing a character between
+scenes).
 """
 
 from __future__ import annotations
@@ -434,3 +435,16 @@ def test_a_characters_exemplar_drives_stay() -> None:
     given(t.events).when(
         c.EditCharacter(seat=1, character=AURORA, drives="undifferentiated")
     ).refused("R-CHAR-6")
+
+
+def test_a_character_left_out_of_the_current_scene_may_be_changed() -> None:
+    """R-CHAR-8 / R-X-CHAR-3: during a scene, a character not in it may be changed by its
+    creator; it may then be chosen on a later page as it now is."""
+    t = a_scene()
+    t.hero(1, "Beacon", AURORA_DRIVES)
+    (edited,) = given(t.events).when(
+        c.EditCharacter(seat=1, character=4, name="Beacon II")
+    ).decide()
+    assert isinstance(edited, CharacterEdited) and edited.name == "Beacon II"
+    given(t.events).when(c.EditCharacter(seat=1, character=4, name="Brute")).refused(
+        "R-X-CHAR-1")
