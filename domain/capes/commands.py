@@ -27,8 +27,8 @@ Text = Annotated[str, msgspec.Meta(max_length=2000)]
 Count = Annotated[int, msgspec.Meta(ge=1, le=99)]
 #: R-SCHISM-1: every side a command may name can be named; a Conflict has at most this many.
 MAX_SIDES = 32
-SideIndex = Annotated[int, msgspec.Meta(ge=0, le=MAX_SIDES - 1,
-                                        description="A side of a Conflict (0 is the first)")]
+#: A side of a Conflict, 0 the first.
+SideIndex = Annotated[int, msgspec.Meta(ge=0, le=MAX_SIDES - 1)]
 DieValue = Annotated[int, msgspec.Meta(description="Drawn by the server (R-ROLL-1)")]
 RollCounter = Annotated[int, msgspec.Meta(ge=0, description="The campaign's roll counter, "
                                           "set by the server (R-FAIR-4)")]
