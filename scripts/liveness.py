@@ -144,8 +144,6 @@ def check(state: CampaignState, *, offers: bool = True) -> None:
     if offers:
         for seat, names in offered.items():
             for name in names:
-                if name == "narrate":  # an And Then is any text from a named seat
-                    continue
                 if not any(accepted(state, x) for x in options.get((seat, name), [])):
                     raise FalseOffer(f"seat {seat} is offered {name!r}, which the rules refuse "
                                      f"for every candidate (waiting_for: {offered})")
