@@ -224,11 +224,7 @@ def _schism(command: Schism, state: CampaignState) -> Iterable[Event]:
         _check_split(free[0], added + 1, added)
         # R-STAKE-2 / R-X-STAKE-1: the split's Debt is staked on this side first, so the
         # character must be allied to it (or, before the ability, promise it).
-        if turn.acted and not turn.used_ability:
-            raise RuleViolation(
-                "R-STAKE-1",
-                "Debt is staked only in a turn that uses an Ability; this turn created a Conflict",
-            )
+        _staking_turn(turn)
         _stake_side(turn, who, c, command.side)
     if not moved and not added:
         raise RuleViolation("R-SCHISM-1", "a Schism moves at least one die")
