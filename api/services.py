@@ -8,6 +8,7 @@ writer thread (:class:`~application.committer.Committer`).
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -76,10 +77,13 @@ class Services:
     #: Every write of the process goes through it: one thread, commands in groups.
     committer: Committer
     read_models: ReadModels | None = None
-    #: ``CAPES_HOST_KEY``: the bearer token of the host's routes (directory); "" none.
+    #: ``CAPES_HOST_KEY``: the bearer token of the host's routes (the directory, analytics
+    #: across campaigns, and opening campaigns when restricted); "" none.
     host_key: str = ""
     #: Verifies each campaign's log once (issue 13): broken ones are marked and locked.
     integrity: Integrity | None = None
+    #: ``CAPES_OPEN_CAMPAIGNS=host``: only the host key opens campaigns.
+    hosts_only: bool = False
 
 
 #: Handlers name their dependencies explicitly (inferring them stops working in Litestar 3).
@@ -129,6 +133,17 @@ async def authenticate(
         # log is marked before anything is said about it (issue 13).
         await in_thread(integrity.ensure, campaign_id)
     return actor
+
+
+def authenticate_host(request: Request[Any, Any, Any], services: Services, what: str) -> None:
+    """Let the request through only with ``Authorization: Bearer $CAPES_HOST_KEY``."""
+    if not services.host_key:
+        raise PermissionDeniedException(f"{what} is off: the host sets CAPES_HOST_KEY")
+    token = _token(request, query=False)
+    if token is None:
+        raise NotAuthorizedException("the host key is required: Authorization: Bearer <key>")
+    if not hmac.compare_digest(token.encode(), services.host_key.encode()):
+        raise NotAuthorizedException("this is not the host key")
 
 
 async def provide_actor(

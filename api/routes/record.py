@@ -226,7 +226,7 @@ async def issue_seat_token(
     actor: ActorDep,
     services: ServicesDep,
 ) -> SeatToken:
-    """For a fork's seats, or a player who lost theirs. Earlier tokens of the seat still work."""
+    """For a fork's seats, or a player who lost theirs: the seat's earlier token stops working."""
     _owner(actor)
     state = await in_thread(services.campaigns.state, campaign_id)
     if not 1 <= seat <= len(state.players):

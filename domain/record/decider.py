@@ -87,9 +87,10 @@ def decide(record: Record, seats: Sequence[int], command: RecordCommand,
     """The record's events for ``command``, or raise a DomainError.
 
     ``closed``: whether the game is over (its owner closed it): then nothing is accepted,
-    not even a dispute or the table's options, so nothing can reopen it (R-X-REC-3).
+    not even a dispute or the table's options, so nothing can reopen it (R-X-REC-3); only a
+    seat's token is still issued (and recorded), to read it.
     """
-    if closed and not isinstance(command, ExpireDispute):
+    if closed and not isinstance(command, (ExpireDispute, IssueToken)):
         raise NotPermitted("the campaign is closed: nothing but reads, exports and forks "
                            "(R-X-REC-3)")
     if command.seat != OWNER and command.seat not in seats:

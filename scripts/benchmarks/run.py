@@ -13,10 +13,12 @@ from benchmarks.common import DOC, FULL, QUICK, machine_facts, say
 from benchmarks.http import http_part
 from benchmarks.inprocess import inproc_part
 from benchmarks.report import (
+    RANDOM_PLAY_HEADING,
     TARGET_P99_MS,
     TARGET_RATIO,
     projection_report,
     report,
+    section_of,
     verdicts,
     with_section,
 )
@@ -61,10 +63,12 @@ def main() -> int:
     text = report(facts, p, args.quick, h, ip, elapsed)
     if pr is not None:
         text = with_section(text, projection_report(pr, args.quick))
-    # The "Reliability" section is scripts/soak's: carried over as it is.
-    kept = section_of(args.out.read_text(), RELIABILITY) if args.out.exists() else ""
-    if kept:
-        text = text.rstrip("\n") + "\n\n" + kept + "\n"
+    # The soak's figures (scripts/playtest --write) are not the bench's to redo: keep them,
+    # and scripts/soak's "Reliability" section too.
+    for heading in (RANDOM_PLAY_HEADING, RELIABILITY):
+        kept = section_of(args.out.read_text(), heading) if args.out.exists() else None
+        if kept is not None:
+            text = with_section(text, kept, heading)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     say(f"wrote {args.out} ({elapsed:.0f} s)")
@@ -73,17 +77,6 @@ def main() -> int:
 
 #: The heading of scripts/soak's section of the benchmarks file.
 RELIABILITY = "## Reliability"
-
-
-def section_of(text: str, heading: str) -> str:
-    """The section of ``text`` under ``heading`` (to the next ``## ``), or ""."""
-    lines = text.splitlines()
-    if heading not in lines:
-        return ""
-    start = lines.index(heading)
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
-               len(lines))
-    return "\n".join(lines[start:end]).rstrip("\n")
 
 
 def projections_only(quick: bool, out: Path) -> int:

@@ -381,7 +381,7 @@ def test_at_a_two_seat_table_the_maker_may_refuse_a_dispute() -> None:
 # -- a closed campaign (R-X-REC-3) -----------------------------------------------------------
 
 
-def test_after_the_close_no_dispute_option_undo_seed_or_token_is_accepted() -> None:
+def test_after_the_close_no_dispute_option_undo_or_seed_is_accepted() -> None:
     """R-X-REC-3: a closed campaign accepts nothing, so nothing can reopen it."""
     p = Played()
     a_turn_with_a_conflict(p)
@@ -392,8 +392,9 @@ def test_after_the_close_no_dispute_option_undo_seed_or_token_is_accepted() -> N
                     Undo(seat=1), AddSeed(seat=2, seed="late"),
                     c.StartTurn(seat=2, character=2)):
         p.refused(command, NotPermitted)
-    with pytest.raises(NotPermitted):
-        p.app.issue_token(p.id, 1, lambda seat: "never")
+    # A token is still issued (to read it), and recorded (R-X-REC-4).
+    issued, _ = p.app.issue_token(p.id, 1, lambda seat: "to read")
+    assert type(issued.events[0].event).__name__ == "SeatTokenIssued"
     assert p.state.closed
 
 
