@@ -88,6 +88,11 @@ def _rebuild(args: argparse.Namespace) -> int:
         rate = position / seconds if seconds else 0.0
         print(f"rebuilt {names} to position {position} in {seconds:.2f} s "
               f"({rate:,.0f} events/s)")
+        for campaign_id, stopped in read_models.runner.stopped.items():
+            # One event they cannot apply never stops the read models (issue 13): say which.
+            print(f"left out campaign {campaign_id} from its event {stopped.version} (store "
+                  f"position {stopped.position}), which the read models cannot apply: "
+                  f"{stopped.error}")
     return 0
 
 

@@ -330,3 +330,29 @@ def test_capes_projections_run_follows_the_log_until_stopped(tmp_path: Path) -> 
         campaigns.close()
     assert runner.returncode == 0, out
     assert "Following" in out and "stopped at" in out
+
+
+def test_a_rebuild_gets_past_an_event_it_cannot_apply_and_names_it(
+        tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 13: one damaged event left ``capes projections rebuild`` failing for good; now it
+    leaves that campaign out, names the event, and rebuilds every other campaign."""
+    import sqlite3
+
+    db = tmp_path / "capes.sqlite"
+    monkeypatch.setenv("CAPES_DB", str(db))
+    campaigns = Campaigns(persistence_env({"CAPES_DB": str(db)}), dice=ScriptedDice(DEMO_DICE))
+    damaged = campaigns.create(c.CreateCampaign(name="Damaged")).campaign_id
+    campaigns.execute(damaged, c.SeatPlayer(name="Ana"))
+    campaign = play_demo(campaigns, out=lambda _: None)
+    head = campaigns.recorder.max_notification_id()
+    campaigns.close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE stored_events SET state=? WHERE originator_id=? AND "
+                     "originator_version=2", (b"not json", damaged.hex))
+    capsys.readouterr()
+    assert main(["projections", "rebuild", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert f"to position {head}" in out
+    assert f"left out campaign {damaged} from its event 2" in out
+    assert main(["analytics", str(campaign)]) == 0
+
