@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from .capees import EDITION as CAPEES
 from .capes import EDITION as CAPES
 from .edition import Edition
 
-EDITIONS: dict[str, Edition] = {CAPES.name: CAPES}
+EDITIONS: dict[str, Edition] = {CAPES.name: CAPES, CAPEES.name: CAPEES}
 
 
 def get_edition(name: str) -> Edition:
