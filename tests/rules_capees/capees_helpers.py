@@ -93,8 +93,11 @@ class CTable:
     def refused(self, command: Any, rule: str) -> DomainError:
         """``command`` is refused for ``rule`` and changes nothing (C-SRV-2)."""
         before, count = self.state, len(self.events)
+        dice = list(self.dice)
+        self.dice.insert(0, 1)  # a rolling command draws its die before it is judged
         with pytest.raises(DomainError) as caught:
             self.do(command)
+        self.dice = dice
         error = caught.value
         if isinstance(error, RuleViolation):
             assert error.rule == rule, f"refused for {error.rule}: {error.reason}"
