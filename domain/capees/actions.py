@@ -132,7 +132,8 @@ def _start(command: StartAction, state: CampaignState) -> Iterable[Event]:
 
 @apply.register
 def _started(event: ActionStarted, state: CampaignState) -> CampaignState:
-    return with_scene(state, action=Action(character=event.character, seat=event.seat))
+    return with_scene(state, action=Action(character=event.character, seat=event.seat),
+                      fresh=False)
 
 
 @handle.register

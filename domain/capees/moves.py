@@ -49,8 +49,6 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
         add(editor, "balance", "create_character")
     elif step in ("claims", "final_claims"):
         add(scene.cursor, "claim", "pass_claim")
-        if step == "claims" and scene.fresh and scene.page >= 2:
-            add(editor, "end_scene")
     elif step == "overdrawn" and scene.overdrawn:
         add(scene.narrator[scene.overdrawn[0][0]], "roll_overdrawn")
     elif step == "actions":
@@ -72,6 +70,8 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
         waiting = pending_claims(state)
         if waiting:
             add(waiting[0][0], "check_claim")
+    if step in ("claims", "overdrawn", "actions") and scene.fresh and scene.page >= 2:
+        add(editor, "end_scene")  # C-SCENE-2
     return {s: tuple(dict.fromkeys(t)) for s, t in moves.items()}
 
 
@@ -129,8 +129,6 @@ def _candidates(state: CampaignState) -> Iterator[c.Command]:
             for x in state.complications:
                 yield c.Claim(seat=scene.cursor, character=present, complication=x)
         yield c.PassClaim(seat=scene.cursor)
-        if step == "claims" and scene.fresh and scene.page >= 2:
-            yield c.EndScene(seat=editor)
     elif step == "overdrawn" and scene.overdrawn:
         rolling, drive = scene.overdrawn[0]
         for cid, die in highest_dice(state, rolling)[:2]:
@@ -138,7 +136,9 @@ def _candidates(state: CampaignState) -> Iterator[c.Command]:
                                   die=(cid, die.id))
     elif step == "actions":
         yield from _action_candidates(state, asked(state), acting_seat(state), actors(state))
-    elif step == "resolution":
+    if step in ("claims", "overdrawn", "actions") and scene.fresh and scene.page >= 2:
+        yield c.EndScene(seat=editor)
+    if step == "resolution":
         for seat, cid in pending_claims(state)[:1]:
             yield c.CheckClaim(seat=seat, complication=cid, replacement=f"Aftermath {cid}")
             for card in state.player(seat).inspirations[-1:]:

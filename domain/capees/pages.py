@@ -193,7 +193,7 @@ def _overdrawn_rolled(event: OverdrawnRolled, state: CampaignState) -> CampaignS
     assert scene is not None
     if event.kept:
         state = set_die(state, event.complication, event.die, event.rolled)
-    return with_scene(state, overdrawn=scene.overdrawn[1:])
+    return with_scene(state, overdrawn=scene.overdrawn[1:], fresh=False)
 
 
 # -- action turns (C-TURN-1) -----------------------------------------------------------------
@@ -233,7 +233,7 @@ def _resolution(event: ResolutionBegan, state: CampaignState) -> CampaignState:
 @handle.register
 def _end_scene(command: EndScene, state: CampaignState) -> Iterable[Event]:
     require_seat(state, command)
-    scene = require_scene(state, "claims")
+    scene = require_scene(state, "claims", "overdrawn", "actions")
     require_editor(state, command.seat, "ends a scene by ruling (C-SCENE-2)")
     if scene.page < 2 or not scene.fresh:
         raise RuleViolation("C-SCENE-2", "the Editor ends a scene right after a page's "
