@@ -198,7 +198,7 @@ def test_the_editor_may_end_a_scene_after_a_victory_check() -> None:
 def test_the_story_ends_on_its_victory_total() -> None:
     """C-VP-5: a story total at the Victory Total ends the story."""
     t = the_story(victory_total=1)
-    t, getaway, police, opinion = _w9(t)
+    t, getaway, police, _ = _w9(t)
     _to_resolution(t, (t["Zip"], getaway), (t["Night Maiden"], police))
     t(c.CheckClaim(seat=ZIPS, complication=getaway, gifts={t["Zip"]: ALICE},
                    replacement="Pursuit"))

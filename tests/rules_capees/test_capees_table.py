@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from capees_helpers import EDITOR, JOE, ZIPS, CTable, first_scene, the_cast
-
 import pytest
+from capees_helpers import EDITOR, JOE, ZIPS, CTable, first_scene, the_cast
 
 from domain.capees import EDITION
 from domain.capees import commands as c
