@@ -126,6 +126,7 @@ def _complete(command: CompleteSheet, state: CampaignState) -> Iterable[Event]:
     if who.hero or who.full_sheet:
         raise InvalidReference(f"{who.name} has a full sheet already")
     if who.created_by != command.seat:
+        # C-X-NPC-1: only its creator completes a non-hero's sheet.
         raise NotPermitted(f"{who.name} is seat {who.created_by}'s to complete")
     return (SheetCompleted(character=who.id, drives=drives_from(command.drives, hero=False),
                            abilities=abilities_from(command.abilities, hero=False)),)

@@ -64,6 +64,8 @@ def claim_refusal(state: CampaignState, who: Character, c: Complication) -> Rule
 
 
 def can_claim(state: CampaignState, seat: int) -> bool:
+    """Whether the seat has a legal claim; if not, the server passes for it (C-SRV-3,
+    C-CLAIM-3)."""
     scene = state.scene
     assert scene is not None
     return any(
@@ -235,7 +237,7 @@ def _end_scene(command: EndScene, state: CampaignState) -> Iterable[Event]:
     require_seat(state, command)
     scene = require_scene(state, "claims", "overdrawn", "actions")
     require_editor(state, command.seat, "ends a scene by ruling (C-SCENE-2)")
-    if scene.page < 2 or not scene.fresh:
+    if scene.page < 2 or not scene.fresh:  # C-X-SCENE-1
         raise RuleViolation("C-SCENE-2", "the Editor ends a scene right after a page's "
                             "Victory check, before the next page's first move")
     return (SceneEnding(reason="ruling", seat=command.seat),)

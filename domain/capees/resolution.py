@@ -78,6 +78,7 @@ def resolve(state: CampaignState, seat: int, character_id: int, c: Complication,
     for s in spent:
         giver = player_of(state, s.character)
         others = [p.seat for p in state.players if p.seat != giver]
+        # C-X-RES-1: the resolving command names each winning staker's recipient.
         recipient = gifts.get(s.character)
         if recipient is None:
             if len(others) != 1:

@@ -78,6 +78,7 @@ def _stake(command: StakeCommand, state: CampaignState) -> Iterable[Event]:
         if state.editor != command.seat or scene.faction.get(who.id) != "opponent":
             raise RuleViolation("C-STAKE-5", "only the Editor, in the action of an opponent "
                                 "he narrates, stakes for an absent opponent")
+        # C-X-STAKE-1: an absent opponent is a full-sheet non-hero, not present, no Exemplar.
         exemplars = {e.character for ch in state.characters.values() for e in ch.exemplars}
         if absent.id in scene.prominence or absent.hero or absent.id in exemplars \
                 or not absent.full_sheet:

@@ -121,6 +121,15 @@ def test_a_name_is_enough_for_an_exemplar_but_prominence_needs_a_full_sheet() ->
     t(c.BuyProminence(seat=EDITOR, character=t["Supreme"], side="hero"))
 
 
+def test_only_its_creator_completes_a_non_heros_sheet() -> None:
+    """C-X-NPC-1."""
+    t = the_cast(CTable())
+    t.refused(c.CompleteSheet(seat=ZIPS, character=t["Supreme"],
+                              drives={"Need": 2, "Pride": 2, "Wrath": 2, "Faith": 2,
+                                      "Doubt": 1},
+                              abilities=sheet("Supreme", kind="skill")), "Supreme is seat 1's")
+
+
 def test_a_non_hero_names_its_own_drives_and_takes_powers_or_skills_never_both() -> None:
     """C-NPC-2, C-ABIL-1."""
     t = CTable()

@@ -89,6 +89,26 @@ def test_w4_claims_and_an_overdrawn_driver() -> None:
     assert asked_seat(t) is None  # C-REACT-1: nobody reacts to an Overdrawn roll
 
 
+def test_a_displaced_claimant_may_claim_again() -> None:
+    """C-CLAIM-3: Zip, displaced from Hostages, claims Police in the next round; the round
+    goes on until all pass in a row."""
+    t = first_scene()
+    for x in list(t.state.complications):
+        t.given(e.ComplicationDiscarded(complication=x))
+    hostages = set_dice(t, "Hostages", hero=4, opponent=2)
+    police = set_dice(t, "Police", hero=6, opponent=5)
+    t.given(e.PageEnded(page=1), e.PageStarted(page=2, seat=EDITOR))
+    t(c.PassClaim(seat=EDITOR), c.Claim(seat=ZIPS, character=t["Zip"], complication=hostages),
+      c.PassClaim(seat=ALICE),
+      c.Claim(seat=CAPS, character=t["Captain Liberty"], complication=hostages))
+    # Joe's robbers (Opponent) have nothing to claim; the Editor's Chief neither.
+    t(c.Claim(seat=ZIPS, character=t["Zip"], complication=police))
+    scene = t.state.scene
+    assert scene is not None and scene.claim_on(police).character == t["Zip"]  # type: ignore[union-attr]
+    # Nobody has a legal claim left: the server passes for all (C-SRV-3) and the page goes on.
+    assert scene.step == "actions"
+
+
 def test_an_overdrawn_roll_never_raises_its_die() -> None:
     """C-DEBT-2: a higher roll changes nothing."""
     t = first_scene()
@@ -113,7 +133,9 @@ def _w5() -> tuple[CTable, int]:
 
 
 def test_w5_zips_action_with_two_reactions() -> None:
-    """W-5: C-STAKE-1..4, C-ROLL-1, C-ABIL-3..6, C-REACT-1..3, C-TURN-2."""
+    """W-5: C-STAKE-1, C-STAKE-2, C-STAKE-3, C-STAKE-4, C-ROLL-1, C-ABIL-3, C-ABIL-4,
+    C-ABIL-5, C-ABIL-6, C-REACT-1, C-REACT-2, C-REACT-3 (Zip stakes his new Hope Debt just
+    before rolling Desperate Effort), C-TURN-2."""
     t, getaway = _w5()
     zip_ = t["Zip"]
     t(c.Stake(seat=ZIPS, complication=getaway, drive="Hope"))
@@ -266,8 +288,8 @@ def test_w7_the_second_turn_and_a_reaction_turned_back() -> None:
 
 
 def test_the_editor_stakes_for_an_absent_opponent() -> None:
-    """C-STAKE-5: in the Chief's action, the arch-villain's Despair goes under the Opponent
-    side; absent Exemplars never stake."""
+    """C-STAKE-5, C-X-STAKE-1: in the Chief's action, the arch-villain's Despair goes under
+    the Opponent side; an absent Exemplar (Supreme) never stakes."""
     t = first_scene()
     hostages = set_dice(t, "Hostages", hero=4, opponent=2)
     earlier_debt(t, t["the arch-villain"], "Despair", 1)

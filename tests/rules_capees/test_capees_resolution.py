@@ -80,6 +80,10 @@ def test_w8_resolving_hostages() -> None:
     t.refused(c.CheckClaim(seat=CAPS, complication=hostages, gifts={cap: JOE}), "C-RES-4")
     t.refused(c.CheckClaim(seat=CAPS, complication=hostages, gifts={cap: CAPS},
                            replacement="X"), "C-RES-3")
+    # C-X-RES-1: with four other players, the recipient must be named.
+    asked = t.refused(c.CheckClaim(seat=CAPS, complication=hostages, replacement="X"),
+                      "C-RES-3")
+    assert asked.field == f"gifts.{cap}" and JOE in asked.choices  # type: ignore[attr-defined]
     tokens = t.state.player(JOE).tokens
     t(c.CheckClaim(seat=CAPS, complication=hostages, gifts={cap: JOE},
                    replacement="Public Opinion", inspiration=t.state.next_inspiration))
@@ -190,6 +194,16 @@ def test_the_editor_may_end_a_scene_after_a_victory_check() -> None:
     scene = t.state.scene
     assert scene is not None and scene.page == 2 and scene.fresh
     t.refused(c.EndScene(seat=ZIPS), "C-EDITOR-2")
+    moved = CTable.__new__(CTable)
+    moved.__dict__.update(t.__dict__)
+    moved.events = list(t.events)
+    # C-X-SCENE-1: once a move is made in the page, it is too late.
+    from domain.capees.pages import acting_seat
+
+    seat = acting_seat(t.state)
+    if seat is not None:
+        moved(c.StartAction(seat=seat))
+        moved.refused(c.EndScene(seat=EDITOR), "C-SCENE-2")
     t(c.EndScene(seat=EDITOR))
     assert t.state.scene is None and t.state.story is not None
     assert t.state.story.hero_vp == 0

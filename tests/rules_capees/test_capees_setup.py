@@ -27,6 +27,7 @@ def test_w2_first_scene_prominence_and_target() -> None:
     assert scene is not None
     assert (scene.total("hero"), scene.total("opponent"), scene.target) == (4, 4, 8)
     assert scene.prominence[t["Captain Liberty"]] == 2
+    assert scene.faction[t["Captain Liberty"]] == "hero"  # C-X-PROM-1
     assert t.state.player(JOE).tokens == 1 and t.state.player(EDITOR).tokens == 1
     assert t["Silverstar"] not in scene.present()
     assert scene.narrator[t["the robbers"]] == JOE and scene.narrator[t["the driver"]] == JOE
