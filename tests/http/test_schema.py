@@ -25,11 +25,11 @@ from schemathesis.checks import (
 )
 from schemathesis.python import asgi
 
-from api.application import Campaigns
-from api.config import persistence_env
-from api.dice import SeededDice
+from api.app import create_app
 from api.schemas import SEAT_COMMANDS, CommandRequest, NewCampaign, NewSeat
-from api.web import create_app
+from application.campaigns import Campaigns
+from application.config import persistence_env
+from application.dice import SeededDice
 from domain.capes import commands as c
 
 PROBLEM = "application/problem+json"
