@@ -24,7 +24,9 @@ RollCounter = Annotated[int, msgspec.Meta(ge=0, description="The campaign's roll
 
 
 def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+    """``capees.`` and the snake_case name: unique beside edition ``capes``'s tags, so one
+    union of every edition's commands decodes a request (``capees.claim`` beside ``claim``)."""
+    return "capees." + re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag=_snake,

@@ -12,9 +12,14 @@ import msgspec
 from .model import Ability, CampaignState, DriveSlot, Exemplar, Faction, Stake, Step
 
 
-class Event(msgspec.Struct, frozen=True, gc=False, tag_field="type",
+def _tag(name: str) -> str:
+    return f"capees.{name}"
+
+
+class Event(msgspec.Struct, frozen=True, gc=False, tag_field="type", tag=_tag,
             forbid_unknown_fields=True):
-    """Base of the edition's events; the tag is the class name."""
+    """Base of the edition's events; the tag is ``capees.`` and the class name, so a union of
+    both editions' events stays unambiguous (``capees.DieRolled`` beside ``DieRolled``)."""
 
 
 class Part(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
@@ -24,22 +29,22 @@ class Part(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
 # -- table -----------------------------------------------------------------------------------
 
 
-class CampaignCreated(Event, frozen=True, tag=True):
+class CampaignCreated(Event, frozen=True):
     name: str
     edition: str
     rules_version: str
 
 
-class PlayerSeated(Event, frozen=True, tag=True):
+class PlayerSeated(Event, frozen=True):
     seat: int
     name: str
 
 
-class CampaignClosed(Event, frozen=True, tag=True):
+class CampaignClosed(Event, frozen=True):
     pass
 
 
-class CampaignForked(Event, frozen=True, tag=True):
+class CampaignForked(Event, frozen=True):
     """The first event of a fork (R-REC-6): the game as it was in the source campaign."""
 
     name: str
@@ -49,7 +54,7 @@ class CampaignForked(Event, frozen=True, tag=True):
 # -- characters ------------------------------------------------------------------------------
 
 
-class CharacterCreated(Event, frozen=True, tag=True):
+class CharacterCreated(Event, frozen=True):
     character: int
     name: str
     hero: bool
@@ -59,7 +64,7 @@ class CharacterCreated(Event, frozen=True, tag=True):
     exemplars: tuple[Exemplar, ...] = ()
 
 
-class SheetCompleted(Event, frozen=True, tag=True):
+class SheetCompleted(Event, frozen=True):
     character: int
     drives: tuple[DriveSlot, ...]
     abilities: tuple[Ability, ...]
@@ -68,7 +73,7 @@ class SheetCompleted(Event, frozen=True, tag=True):
 # -- stories and setup -----------------------------------------------------------------------
 
 
-class StoryBegun(Event, frozen=True, tag=True):
+class StoryBegun(Event, frozen=True):
     story: int
     editor: int
     victory_total: int
@@ -79,24 +84,24 @@ class TokensGiven(Part, frozen=True):
     count: int
 
 
-class SceneStarted(Event, frozen=True, tag=True):
+class SceneStarted(Event, frozen=True):
     scene: int
     #: C-PROM-1, C-PROM-2: the Story Tokens each player receives.
     tokens: tuple[TokensGiven, ...]
     featured: int | None = None
 
 
-class SetupStepBegan(Event, frozen=True, tag=True):
+class SetupStepBegan(Event, frozen=True):
     step: Step
     seat: int
 
 
-class SetupPassed(Event, frozen=True, tag=True):
+class SetupPassed(Event, frozen=True):
     seat: int
     to: int
 
 
-class ComplicationCreated(Event, frozen=True, tag=True):
+class ComplicationCreated(Event, frozen=True):
     complication: int
     name: str
     seat: int
@@ -106,7 +111,7 @@ class ComplicationCreated(Event, frozen=True, tag=True):
     inspiration: int | None = None
 
 
-class ProminenceBought(Event, frozen=True, tag=True):
+class ProminenceBought(Event, frozen=True):
     seat: int
     character: int
     points: int
@@ -114,14 +119,14 @@ class ProminenceBought(Event, frozen=True, tag=True):
     cost: int
 
 
-class ProminenceBalanced(Event, frozen=True, tag=True):
+class ProminenceBalanced(Event, frozen=True):
     character: int
     points: int
     faction: Faction
     narrator: int
 
 
-class PlayBegan(Event, frozen=True, tag=True):
+class PlayBegan(Event, frozen=True):
     """Setup is over: the Victory Target is fixed and every Block cleared (C-SCENE-1)."""
 
     target: int
@@ -130,12 +135,12 @@ class PlayBegan(Event, frozen=True, tag=True):
 # -- pages -----------------------------------------------------------------------------------
 
 
-class PageStarted(Event, frozen=True, tag=True):
+class PageStarted(Event, frozen=True):
     page: int
     seat: int
 
 
-class ClaimMade(Event, frozen=True, tag=True):
+class ClaimMade(Event, frozen=True):
     seat: int
     character: int
     complication: int
@@ -143,18 +148,18 @@ class ClaimMade(Event, frozen=True, tag=True):
     displaced: int | None = None
 
 
-class ClaimPassed(Event, frozen=True, tag=True):
+class ClaimPassed(Event, frozen=True):
     seat: int
     to: int
     #: The seat had no legal claim: the server passed for it (C-SRV-3).
     forced: bool = False
 
 
-class OverdrawnStepBegan(Event, frozen=True, tag=True):
+class OverdrawnStepBegan(Event, frozen=True):
     drives: tuple[tuple[int, str], ...]
 
 
-class OverdrawnRolled(Event, frozen=True, tag=True):
+class OverdrawnRolled(Event, frozen=True):
     character: int
     drive: str
     complication: int
@@ -165,16 +170,16 @@ class OverdrawnRolled(Event, frozen=True, tag=True):
     draw: int = 0
 
 
-class TurnBegan(Event, frozen=True, tag=True):
+class TurnBegan(Event, frozen=True):
     turn: int
 
 
-class ActionStarted(Event, frozen=True, tag=True):
+class ActionStarted(Event, frozen=True):
     seat: int
     character: int
 
 
-class DebtStaked(Event, frozen=True, tag=True):
+class DebtStaked(Event, frozen=True):
     character: int
     drive: str
     complication: int
@@ -182,7 +187,7 @@ class DebtStaked(Event, frozen=True, tag=True):
     amount: int
 
 
-class AbilityUsed(Event, frozen=True, tag=True):
+class AbilityUsed(Event, frozen=True):
     character: int
     ability: str
     rating: int
@@ -190,18 +195,18 @@ class AbilityUsed(Event, frozen=True, tag=True):
     reaction: bool = False
 
 
-class DebtGained(Event, frozen=True, tag=True):
+class DebtGained(Event, frozen=True):
     character: int
     drive: str
     amount: int = 1
 
 
-class AbilityBlocked(Event, frozen=True, tag=True):
+class AbilityBlocked(Event, frozen=True):
     character: int
     ability: str
 
 
-class DieRolled(Event, frozen=True, tag=True):
+class DieRolled(Event, frozen=True):
     complication: int
     die: int
     before: int
@@ -212,7 +217,7 @@ class DieRolled(Event, frozen=True, tag=True):
     draw: int = 0
 
 
-class RollKept(Event, frozen=True, tag=True):
+class RollKept(Event, frozen=True):
     complication: int
     die: int
     value: int
@@ -220,23 +225,23 @@ class RollKept(Event, frozen=True, tag=True):
     order: tuple[int, ...]
 
 
-class RollTurnedBack(Event, frozen=True, tag=True):
+class RollTurnedBack(Event, frozen=True):
     complication: int
     die: int
     value: int
 
 
-class ReactionPassed(Event, frozen=True, tag=True):
+class ReactionPassed(Event, frozen=True):
     seat: int
     forced: bool = False
 
 
-class ReactionsClosed(Event, frozen=True, tag=True):
+class ReactionsClosed(Event, frozen=True):
     complication: int
     die: int
 
 
-class DieSplit(Event, frozen=True, tag=True):
+class DieSplit(Event, frozen=True):
     complication: int
     side: int
     die: int
@@ -248,18 +253,18 @@ class DieSplit(Event, frozen=True, tag=True):
     moved: tuple[int, ...] = ()
 
 
-class ActionEnded(Event, frozen=True, tag=True):
+class ActionEnded(Event, frozen=True):
     character: int
 
 
 # -- resolution ------------------------------------------------------------------------------
 
 
-class ResolutionBegan(Event, frozen=True, tag=True):
+class ResolutionBegan(Event, frozen=True):
     pass
 
 
-class ClaimFailed(Event, frozen=True, tag=True):
+class ClaimFailed(Event, frozen=True):
     character: int
     complication: int
 
@@ -276,7 +281,7 @@ class Gift(Part, frozen=True):
     count: int
 
 
-class ComplicationResolved(Event, frozen=True, tag=True):
+class ComplicationResolved(Event, frozen=True):
     complication: int
     character: int
     seat: int
@@ -291,30 +296,30 @@ class ComplicationResolved(Event, frozen=True, tag=True):
     gifts: tuple[Gift, ...] = ()
 
 
-class ComplicationDiscarded(Event, frozen=True, tag=True):
+class ComplicationDiscarded(Event, frozen=True):
     complication: int
     #: Stakes back, not doubled (C-SCENE-3).
     returned: tuple[DebtBack, ...] = ()
 
 
-class PageEnded(Event, frozen=True, tag=True):
+class PageEnded(Event, frozen=True):
     page: int
 
 
-class SceneEnding(Event, frozen=True, tag=True):
+class SceneEnding(Event, frozen=True):
     """The Victory Target is reached or the Editor ends the scene (C-VP-3, C-SCENE-2)."""
 
     reason: str
     seat: int
 
 
-class SceneEnded(Event, frozen=True, tag=True):
+class SceneEnded(Event, frozen=True):
     scene: int
     hero_vp: int
     opponent_vp: int
 
 
-class StoryEnded(Event, frozen=True, tag=True):
+class StoryEnded(Event, frozen=True):
     story: int
     hero_vp: int
     opponent_vp: int

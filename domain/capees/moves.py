@@ -16,7 +16,7 @@ from .model import FACTIONS, CampaignState
 
 
 def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
-    """seat -> the command types it may use now to move the game on."""
+    """seat -> the command types (tags, ``capees.claim``…) it may use now to move the game on."""
     from .actions import asked
     from .pages import acting_seat
     from .resolution import pending_claims
@@ -33,10 +33,10 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
         if len(state.players) >= 2:
             for p in state.players:
                 add(p.seat, "begin_story", "create_character")
-        return {s: tuple(t) for s, t in moves.items()}
+        return _tags(moves)
     if scene is None:
         add(editor, "start_scene")
-        return {s: tuple(t) for s, t in moves.items()}
+        return _tags(moves)
     step = scene.step
     if step == "inspirations":
         add(scene.cursor, "use_inspiration", "pass_setup")
@@ -72,7 +72,11 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
             add(waiting[0][0], "check_claim")
     if step in ("claims", "overdrawn", "actions") and scene.fresh and scene.page >= 2:
         add(editor, "end_scene")  # C-SCENE-2
-    return {s: tuple(dict.fromkeys(t)) for s, t in moves.items()}
+    return _tags(moves)
+
+
+def _tags(moves: dict[int, list[str]]) -> dict[int, tuple[str, ...]]:
+    return {s: tuple(dict.fromkeys(f"capees.{x}" for x in t)) for s, t in moves.items()}
 
 
 def candidates(state: CampaignState) -> list[c.Command]:
