@@ -1,8 +1,8 @@
 """The ``capes`` console command.
 
 - ``capes serve [--host --port --workers]`` runs the HTTP server on the configured store.
-- ``capes demo`` plays a scripted scene into the configured store (``CAPES_DB`` /
-  ``CAPES_DATABASE_URL``) and prints the board and ledgers after every page.
+- ``capes demo [--edition capees]`` plays a scripted scene into the configured store
+  (``CAPES_DB`` / ``CAPES_DATABASE_URL``) and prints the board and ledgers after every page.
 """
 
 from __future__ import annotations
@@ -19,7 +19,11 @@ from domain.errors import DomainError
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo import demo_dice, play_demo
+    if args.edition == "capees":
+        from .demo_capees import demo_dice
+        from .demo_capees import play_capees_demo as play_demo
+    else:
+        from .demo import demo_dice, play_demo
 
     app = open_campaigns(dice=demo_dice())
     print(f"Playing the demo scene into {describe_store(os.environ)}\n")
@@ -54,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name in SUBCOMMAND_MODULES:
         importlib.import_module(name).register(commands)
     demo = commands.add_parser("demo", help="play a scripted scene for three players")
+    demo.add_argument("--edition", choices=("capes", "capees"), default="capes",
+                      help="capees: 004's own example (Silverstar, Night Maiden, the Editor)")
     demo.set_defaults(run=_demo)
     serve = commands.add_parser("serve", help="run the HTTP server")
     serve.add_argument("--host", default=os.environ.get("CAPES_HOST", "127.0.0.1"))
