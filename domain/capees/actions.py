@@ -10,6 +10,7 @@ import msgspec
 from ..errors import ChoiceRequired, InvalidReference, NotPermitted, RuleViolation
 from ..shared import can_roll, is_blocking, is_fair
 from .commands import EndAction, KeepRoll, PassReaction, React, RollAbility, StartAction, TurnBack
+from .debt import stake_events
 from .decider import after, apply, handle, progression
 from .events import (
     AbilityBlocked,
@@ -285,8 +286,6 @@ def _react(command: React, state: CampaignState) -> Iterable[Event]:
     who = narrated(state, command.seat, command.character)
     events: list[Event] = []
     if command.stake:
-        from .staking import stake_events
-
         # C-REACT-3: a stake just before the reaction roll.
         target = complication(state, command.stake_on or window.complication)
         events.extend(stake_events(state, who, target, command.stake, command.stake_drive))

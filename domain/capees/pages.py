@@ -36,6 +36,7 @@ from .table import (
     with_complication,
     with_scene,
 )
+from .victory import resolve
 
 replace = msgspec.structs.replace
 
@@ -88,8 +89,6 @@ def _claim(command: Claim, state: CampaignState) -> Iterable[Event]:
     events: list[Event] = [ClaimMade(seat=command.seat, character=who.id, complication=c.id,
                                      displaced=holder.character if holder else None)]
     if scene.step == "final_claims":
-        from .resolution import resolve
-
         # C-SCENE-4: an end-of-scene claim resolves at once, with no replacement.
         events.extend(resolve(state, command.seat, who.id, c, {}))
     return events

@@ -11,8 +11,8 @@ import msgspec
 from ..shared import is_overdrawn
 from .model import CampaignState, Character, Complication
 from .moves import waiting_for
-from .resolution import bonus, victory_points
 from .table import control
+from .victory import bonus, victory_points
 
 
 class View(msgspec.Struct, frozen=True, kw_only=True):
