@@ -119,6 +119,9 @@ def test_a_whole_capees_scene_over_http() -> None:
         assert figures["victory_points"]["by_faction"] == {"hero": 6}
         assert [(v["hero"], v["opponent"]) for v in figures["victory_points"]["over_time"]] \
             == [(1, 0), (6, 0)]
+        png = client.get(f"/campaigns/{table.id}/analytics/victory_points.png",
+                         headers=table.auth(1), params={"position": last["position"]})
+        assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
 
 
 def test_a_command_of_the_other_edition_is_400_naming_the_campaigns_edition() -> None:
