@@ -47,6 +47,12 @@ def test_the_capees_demo_plays_to_its_victory_target_on_each_store(
     path.write_bytes(export(campaign, stored_entries(app, campaign), None, "ndjson"))
     source, entries = read(path)
     assert source == campaign and len(entries) == len(history)
+    imported = app.import_log(source, entries).campaign_id
+    assert app.state(imported) == state  # R-FAIR-7: an import replays to the same game
+    assert verify_stored(app, imported).ok
+    fork = app.fork(campaign, played, name="What if").campaign_id  # R-REC-6
+    forked = app.state(fork)
+    assert forked.name == "What if" and forked.scene is not None and forked.scene.page == 1
 
 
 def test_a_capees_seat_undoes_its_own_last_command(make_app: MakeApp,
