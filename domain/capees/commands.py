@@ -94,7 +94,10 @@ class CompleteSheet(SeatCommand, frozen=True, kw_only=True):
 
 
 class BeginStory(SeatCommand, frozen=True, kw_only=True):
-    editor: Seat
+    """The Editor begins a story (C-EDITOR-2): the sending seat is the Editor."""
+
+    #: Left out: the sending seat; another seat is refused (C-EDITOR-2).
+    editor: Seat | None = None
     #: C-VP-4: the story's Victory Total.
     victory_total: Annotated[int, msgspec.Meta(ge=1, le=999)] = 24
 

@@ -81,16 +81,19 @@ def _begin_story(command: BeginStory, state: CampaignState) -> Iterable[Event]:
         raise RuleViolation("C-VP-5", "a story is being played: it ends on its Victory Total")
     if len(state.players) < MIN_PLAYERS:
         raise RuleViolation("C-TABLE-1", f"a story needs at least {MIN_PLAYERS} players")
-    if not 1 <= command.editor <= len(state.players):
-        raise InvalidReference(f"no seat {command.editor} at this table")
-    if any(ch.hero and ch.created_by == command.editor for ch in state.characters.values()):
+    editor = command.seat if command.editor is None else command.editor
+    if editor != command.seat:
+        # C-X-STORY-1: the Editor begins the story himself, fixing its Victory Total.
+        raise RuleViolation("C-EDITOR-2", "the Editor begins the story and fixes its Victory "
+                            f"Total: seat {editor} sends it")
+    if any(ch.hero and ch.created_by == editor for ch in state.characters.values()):
         raise RuleViolation("C-TABLE-1", "the Editor has no hero")
     failing = sharing_fails(state)
     if failing:
         # C-HERO-4: checked when a story begins, over every hero the campaign has.
         raise RuleViolation("C-HERO-4", "C-HERO-3: not sharing Exemplars as they must: "
                             + ", ".join(failing))
-    return (StoryBegun(story=state.stories_played + 1, editor=command.editor,
+    return (StoryBegun(story=state.stories_played + 1, editor=editor,
                        victory_total=command.victory_total),)
 
 

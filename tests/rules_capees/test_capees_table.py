@@ -14,12 +14,13 @@ from domain.errors import RuleViolation
 
 
 def test_a_story_needs_two_players_and_an_editor_without_a_hero() -> None:
-    """C-TABLE-1."""
+    """C-TABLE-1; C-X-STORY-1: the Editor begins the story from his own seat."""
     alone = CTable(players=("Solo",))
     alone.refused(c.BeginStory(seat=1, editor=1), "C-TABLE-1")
     t = the_cast(CTable())
     t.refused(c.BeginStory(seat=ZIPS, editor=ZIPS), "C-TABLE-1")
-    t(c.BeginStory(seat=ZIPS, editor=EDITOR))
+    t.refused(c.BeginStory(seat=ZIPS, editor=EDITOR), "C-EDITOR-2")
+    t(c.BeginStory(seat=EDITOR))
     assert t.state.editor == EDITOR
 
 
