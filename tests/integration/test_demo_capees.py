@@ -23,7 +23,7 @@ def test_the_capees_demo_plays_to_its_victory_target_on_each_store(
 ) -> None:
     """C-VP-3, C-VP-5, C-INSP-1, C-PROM-2, C-PROM-6, C-REACT-1: the scene of 004's example
     ends on its Target; every store reloads it the same; it verifies and exports."""
-    app = make_app(store_env, dice=demo_dice())
+    app = make_app(store_env, dice=demo_dice(), snapshot_interval=7)  # snapshots too
     campaign = play_capees_demo(app, out=lambda _: None)
     history = app.history(campaign, limit=10_000)
     kinds = Counter(type(r.event).__name__ for r in history)
@@ -40,7 +40,10 @@ def test_the_capees_demo_plays_to_its_victory_target_on_each_store(
                   if type(r.event).__name__ == "PageEnded")
     assert app.state(campaign, played).scene.page == 1
     if store_env["PERSISTENCE_MODULE"] != "eventsourcing.popo":
-        assert make_app(store_env).state(campaign) == state
+        fresh = make_app(store_env, snapshot_interval=7)
+        assert fresh.state(campaign) == state  # from its last snapshot
+        assert all(fresh.state(campaign, v) == app.state(campaign, v)
+                   for v in range(1, len(history) + 1, 5))
     report = verify_stored(app, campaign)
     assert report.ok, report
     path = tmp_path / "capees.ndjson"
