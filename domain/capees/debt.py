@@ -20,9 +20,6 @@ def stake_events(state: CampaignState, who: Character, c: Complication, amount: 
                  drive: str | None, *, controlled_ok: bool = False) -> list[Event]:
     """The events of ``who`` staking ``amount`` Debt on ``c`` (C-STAKE-1..3)."""
     side = side_of(state, c, who.id)
-    if not controlled_ok and control(c) == side:
-        raise RuleViolation("C-STAKE-3", f"{who.name}'s side Controls {c.name}: stakes go "
-                            "only where your side does not Control")
     used, total = staked_on(c, who.id)
     if used is not None:
         if drive not in (None, used):
@@ -42,5 +39,9 @@ def stake_events(state: CampaignState, who: Character, c: Complication, amount: 
                             f"Drive's strength ({slot.strength}); {total} staked already")
     if amount > stake_room(slot.strength, total, slot.debt):
         raise RuleViolation("C-STAKE-1", f"{who.name}'s {drive} holds {slot.debt} Debt")
+    # Checked last, so a stake the Drive could never make is refused for that first (W-5).
+    if not controlled_ok and control(c) == side:
+        raise RuleViolation("C-STAKE-3", f"{who.name}'s side Controls {c.name}: stakes go "
+                            "only where your side does not Control")
     return [DebtStaked(character=who.id, drive=drive, complication=c.id, side=side,
                        amount=amount)]

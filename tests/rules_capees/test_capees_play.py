@@ -22,7 +22,8 @@ from capees_helpers import (
 
 from domain.capees import commands as c
 from domain.capees import events as e
-from domain.capees.table import control
+from domain.capees.actions import usable
+from domain.capees.table import control, side_of
 
 
 def _dice(t: CTable, cid: int) -> list[list[int]]:
@@ -156,9 +157,14 @@ def test_w5_zips_action_with_two_reactions() -> None:
     assert [(s.character, s.drive, s.amount) for s in sides[0].stakes] == [(zip_, "Hope", 2)]
     assert "Desperate Effort" in t.state.characters[zip_].blocked
     earlier_debt(t, zip_, "Hope", 1)
-    t.refused(c.Stake(seat=ZIPS, complication=getaway, drive="Hope"), "C-STAKE-3")
+    t.refused(c.Stake(seat=ZIPS, complication=getaway, drive="Hope"), "C-STAKE-2")  # a third
+    t.refused(c.Stake(seat=ZIPS, complication=getaway, drive="Duty"), "C-STAKE-2")
     t.refused(c.RollAbility(seat=ZIPS, ability="Super-speed", complication=getaway, die=1,
                             drive="Duty"), "C-TURN-2")
+    who = t.state.characters[zip_]
+    for name in ("Super-speed", "Mundane Tasks done Super-fast", "Desperate Effort"):
+        ability = who.ability(name)
+        assert ability is not None and not usable(who, ability), name  # C-ABIL-4
 
 
 def test_stakes_never_exceed_the_drive_and_come_from_one_drive() -> None:
@@ -241,8 +247,6 @@ def test_w6b_splitting_off_a_new_side() -> None:
     assert [s.faction for s in x.sides] == ["hero", "opponent", "hero"]
     assert x.sides[2].owner == nm and x.sides[2].staked == 2 and x.sides[0].staked == 0
     assert control(x) == 1
-    from domain.capees.table import side_of
-
     assert side_of(t.state, x, nm) == 2 and side_of(t.state, x, t["Captain Liberty"]) == 0
 
 
