@@ -153,6 +153,11 @@ def analytics_text(a: Analytics) -> str:
     out += ["", f"Pace: {p.scenes} scene(s), {per_scene} events and {pages} pages per scene, "
             f"{p.events_between_scenes} events between scenes"]
     out += [f"  scene {s.scene}: {s.events} events, {s.pages} pages" for s in p.by_scene]
+    vp = a.victory_points
+    if vp.by_faction:  # edition capees
+        out += ["", f"Victory Points by faction {vp.by_faction}"]
+        out += [f"  scene {v.scene} page {v.page}: {v.faction} +{v.vp} -> Hero {v.hero}, "
+                f"Opponent {v.opponent}" for v in vp.over_time]
     return "\n".join(out)
 
 

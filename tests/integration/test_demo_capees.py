@@ -84,4 +84,10 @@ def test_capes_demo_edition_capees_prints_the_board_and_stores_the_campaign(
     assert "-- end of page 1" in printed and "-- end of scene 1" in printed
     assert "Silverstar" in printed and "Night Maiden" in printed and "Target 6" in printed
     app = make_app({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db)})
-    assert len(app.campaign_ids()) == 1
+    [campaign] = app.campaign_ids()
+    assert main(["analytics", str(campaign)]) == 0
+    printed = capsys.readouterr().out
+    assert "Victory Points by faction {'hero': 6}" in printed
+    assert "-> Hero 6, Opponent 0" in printed
+    assert main(["state", str(campaign)]) == 0
+    assert "story Victory Points: Hero 6" in capsys.readouterr().out
