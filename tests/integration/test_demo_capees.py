@@ -91,3 +91,32 @@ def test_capes_demo_edition_capees_prints_the_board_and_stores_the_campaign(
     assert "-> Hero 6, Opponent 0" in printed
     assert main(["state", str(campaign)]) == 0
     assert "story Victory Points: Hero 6" in capsys.readouterr().out
+
+
+def test_an_upheld_dispute_rewinds_a_capees_scene(make_app: MakeApp,
+                                                  store_env: dict[str, str]) -> None:
+    """R-REC-2, R-REC-3, R-REC-5 on a capees campaign: the Chief's kept roll is disputed and
+    the table upholds it; the die shows 1 again."""
+    from cli.demo_capees import EDITOR, JOE, ROBBERY, SCRIPT
+    from domain.capees import commands as c
+    from domain.capees.events import DieRolled
+    from domain.record.commands import OpenDispute, Vote
+
+    app = make_app(store_env, dice=demo_dice())
+    campaign = app.create(c.CreateCampaign(name="Disputed")).campaign_id
+    for _, command in SCRIPT:
+        if isinstance(command, c.KeepRoll):
+            break
+        app.execute(campaign, command)
+    app.execute(campaign, c.KeepRoll(seat=EDITOR))
+    rolled = next(r.originator_version for r in app.history(campaign, limit=10_000)
+                  if isinstance(r.event, DieRolled))
+    assert app.state(campaign).complications[ROBBERY].sides[1].dice[0].value == 5
+    app.execute(campaign, OpenDispute(seat=JOE, position=rolled, reason="no anger here"))
+    for seat in (2, JOE):
+        if app.get(campaign).record.dispute is not None:
+            app.execute(campaign, Vote(seat=seat, uphold=True))
+    assert app.get(campaign).record.dispute is None
+    state = app.state(campaign)
+    assert state.complications[ROBBERY].sides[1].dice[0].value == 1
+    assert state.scene is not None and state.scene.action is not None  # the Chief acts again
