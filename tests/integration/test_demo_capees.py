@@ -87,8 +87,8 @@ def test_capes_demo_edition_capees_prints_the_board_and_stores_the_campaign(
     [campaign] = app.campaign_ids()
     assert main(["analytics", str(campaign)]) == 0
     printed = capsys.readouterr().out
-    assert "Victory Points by faction {'hero': 6}" in printed
-    assert "-> Hero 6, Opponent 0" in printed
+    assert "Victory Points: hero 6." in printed
+    assert "won by" in printed
     assert main(["state", str(campaign)]) == 0
     assert "story Victory Points: Hero 6" in capsys.readouterr().out
 
