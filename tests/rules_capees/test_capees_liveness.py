@@ -131,3 +131,34 @@ def test_random_play_gets_somewhere() -> None:
                    "PlayBegan", "PageStarted", "DieRolled", "RollKept", "DebtStaked",
                    "ComplicationResolved", "SceneEnded"):
         assert wanted in kinds, f"random play never reached {wanted}"
+
+
+def _some_move(t: CTable, rng: random.Random) -> bool:
+    """Play one of the candidate moves that the rules accept (filling in asked choices)."""
+    options = candidates(t.state)
+    rng.shuffle(options)
+    for command in options:
+        for _attempt in range(6):
+            t.dice = [rng.randint(1, 6)]
+            try:
+                t.do(command)
+                return True
+            except ChoiceRequired as asked:
+                if not asked.field or not asked.choices:
+                    break
+                command = with_choice(command, asked.field, rng.choice(list(asked.choices)))
+            except DomainError:
+                break
+    return False
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_some_offered_move_is_always_legal(seed: int) -> None:
+    """C-SRV-4: wherever play waits, one of the moves offered is accepted, so legal play
+    never stops (through stories, scenes, setup, pages and their ends)."""
+    rng = random.Random(seed)
+    t = the_cast(CTable())
+    for step in range(400):
+        assert _some_move(t, rng), f"frozen at step {step}: {waiting_for(t.state)}"
+        check_invariants(t.state, t.events)
+    assert any(isinstance(x, e.SceneEnded) for x in t.events)
