@@ -1,8 +1,10 @@
 """What the table is waiting for, and concrete candidate commands (C-SRV-4).
 
-``waiting_for`` answers "who may do what now" by command type; ``candidates`` lists concrete
-commands worth trying (most legal, some not) for random play, the demo and benchmarks. The
-Decider stays the judge.
+``waiting_for`` answers "who may do what now" by command type, and offers a type only when
+some command of it is accepted now (the parts of an action — stake, split, roll — are tried
+against the Decider, since their legality depends on dice, stakes and Debt); ``candidates``
+lists concrete commands worth trying (most legal, some not) for random play, the demo and
+benchmarks. The Decider stays the judge.
 """
 
 from __future__ import annotations
@@ -11,8 +13,40 @@ from collections.abc import Iterator
 
 import msgspec
 
+from ..errors import ChoiceRequired, DomainError
 from . import commands as c
 from .model import FACTIONS, CampaignState
+
+
+def accepted(state: CampaignState, command: c.Command, depth: int = 3) -> bool:
+    """Whether the Decider accepts ``command`` (its die a 1), for some choice it asks for."""
+    from .decider import decide, with_dice
+
+    try:
+        decide(state, with_dice(command, lambda: 1))
+        return True
+    except ChoiceRequired as asked:
+        if depth == 0 or not asked.field:
+            return False
+        return any(accepted(state, with_choice(command, asked.field, choice), depth - 1)
+                   for choice in asked.choices)
+    except DomainError:
+        return False
+
+
+def _offered(state: CampaignState, seat: int, *kinds: type[c.Command]) -> list[str]:
+    """The tags (without ``capees.``) of ``kinds`` some candidate of ``seat`` is accepted for."""
+    found = []
+    options = [x for x in candidates(state) if getattr(x, "seat", None) == seat]
+    for kind in kinds:
+        if any(accepted(state, x) for x in options if type(x) is kind):
+            found.append(command_name(kind))
+    return found
+
+
+def command_name(kind: type[c.Command]) -> str:
+    """The tag of a command type without its ``capees.`` prefix (``claim``)."""
+    return str(kind.__struct_config__.tag).removeprefix("capees.")
 
 
 def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
@@ -30,9 +64,8 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
 
     scene, editor = state.scene, state.editor
     if editor is None:
-        if len(state.players) >= 2:
-            for p in state.players:
-                add(p.seat, "begin_story", "create_character")
+        for p in state.players:
+            add(p.seat, "create_character", *_offered(state, p.seat, c.BeginStory))
         return _tags(moves)
     if scene is None:
         add(editor, "start_scene")
@@ -41,12 +74,12 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
     if step == "inspirations":
         add(scene.cursor, "use_inspiration", "pass_setup")
     elif step == "complications":
-        add(editor, "add_complication", "pass_setup")
+        add(editor, "add_complication", *(("pass_setup",) if state.complications else ()))
     elif step == "prominence":
         add(scene.cursor, "buy_prominence", "pass_setup")
     elif step == "balancing":
         # C-SRV-4: the Editor can always create a character to balance with.
-        add(editor, "balance", "create_character")
+        add(editor, *_offered(state, editor, c.Balance), "create_character")
     elif step in ("claims", "final_claims"):
         add(scene.cursor, "claim", "pass_claim")
     elif step == "overdrawn" and scene.overdrawn:
@@ -64,8 +97,8 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
             if seat is not None:
                 add(seat, "react", "pass_reaction")
         else:
-            add(action.seat, "stake", "split", "end_action",
-                *(() if action.rolled else ("roll_ability",)))
+            add(action.seat, *_offered(state, action.seat, c.Stake, c.Split, c.RollAbility),
+                "end_action")
     elif step == "resolution":
         waiting = pending_claims(state)
         if waiting:
@@ -97,6 +130,7 @@ def _candidates(state: CampaignState) -> Iterator[c.Command]:
         for p in state.players:
             if p.seat not in heroes:
                 yield c.BeginStory(seat=p.seat, editor=p.seat)
+            yield c.CreateCharacter(seat=p.seat, name=f"Passer-by {state.next_character}")
         return
     if scene is None:
         for ch in state.characters.values():
@@ -191,6 +225,7 @@ def _action_candidates(state: CampaignState, reacting: int | None, acting: int |
                 yield c.Split(seat=action.seat, complication=x.id, die=d.id, into=2)
                 yield c.Split(seat=action.seat, complication=x.id, die=d.id, into=2, move=1,
                               stake=1)
+                yield c.Split(seat=action.seat, complication=x.id, die=d.id, into=2, move=1)
         for slot in who.drives:
             if slot.debt:
                 yield c.Stake(seat=action.seat, complication=x.id, drive=slot.name)

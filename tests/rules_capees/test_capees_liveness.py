@@ -22,7 +22,7 @@ from domain.capees import EDITION
 from domain.capees import commands as c
 from domain.capees import events as e
 from domain.capees.model import CampaignState
-from domain.capees.moves import candidates, waiting_for, with_choice
+from domain.capees.moves import accepted, candidates, waiting_for, with_choice
 from domain.edition import fold
 from domain.errors import ChoiceRequired, DomainError
 
@@ -152,13 +152,29 @@ def _some_move(t: CTable, rng: random.Random) -> bool:
     return False
 
 
+BY_TAG = {msgspec.inspect.type_info(k).tag: k for k in c.COMMAND_TYPES}  # type: ignore[attr-defined]
+
+
+def check_offers(state: CampaignState) -> None:
+    """C-SRV-3, C-SRV-4: every command type the board offers a seat is accepted for some of
+    its candidate commands (the board never offers what the rules refuse)."""
+    options = candidates(state)
+    for seat, tags in waiting_for(state).items():
+        for tag in tags:
+            kind = BY_TAG[tag]
+            assert any(accepted(state, x) for x in options
+                       if type(x) is kind and getattr(x, "seat", None) == seat), (seat, tag)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_some_offered_move_is_always_legal(seed: int) -> None:
     """C-SRV-4: wherever play waits, one of the moves offered is accepted, so legal play
-    never stops (through stories, scenes, setup, pages and their ends)."""
+    never stops (through stories, scenes, setup, pages and their ends); and every command
+    type offered is accepted for some arguments."""
     rng = random.Random(seed)
     t = the_cast(CTable())
     for step in range(400):
         assert _some_move(t, rng), f"frozen at step {step}: {waiting_for(t.state)}"
         check_invariants(t.state, t.events)
+        check_offers(t.state)
     assert any(isinstance(x, e.SceneEnded) for x in t.events)
