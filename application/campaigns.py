@@ -64,6 +64,11 @@ _LOCK_STRIPES = 64
 Clock = Callable[[], datetime]
 
 
+#: Each edition's commands, for the check that a campaign takes only its own edition's.
+_COMMANDS: dict[str, frozenset[type[Any]]] = {
+    name: frozenset(edition.command_types) for name, edition in EDITIONS.items()}
+
+
 def _tag(command: Any) -> str:
     """The ``type`` a client sends for ``command``."""
     config = getattr(type(command), "__struct_config__", None)
@@ -266,7 +271,7 @@ class Campaigns(Application[UUID]):
             command = self._complete(campaign, command)
             events = record_decide(campaign.record, edition.seats(campaign.state), command)
         else:
-            if type(command) not in edition.command_types:
+            if type(command) not in _COMMANDS[edition.name]:
                 # Each campaign takes its own edition's commands only.
                 raise InvalidReference(
                     f"{type(command).__name__} ({_tag(command)}) is not a command of edition "
