@@ -27,7 +27,8 @@ from eventsourcing.persistence import IntegrityError, Mapper, StoredEvent
 from eventsourcing.utils import Environment, EnvType, get_topic
 
 from domain.edition import Edition
-from domain.editions import EDITIONS, get_edition
+from domain.editions import EDITIONS, get_edition, play_of
+from domain.errors import InvalidReference
 from domain.record import RecordCommand, RecordEvent
 from domain.record import decide as record_decide
 from domain.record.commands import ExpireDispute, IssueToken, OpenDispute
@@ -59,8 +60,6 @@ log = logging.getLogger(__name__)
 
 #: Events between snapshots: a load replays at most this many events after the last one.
 SNAPSHOT_INTERVAL = 100
-#: Name of each edition's creation event, for listing campaigns from the notification log.
-CREATED_EVENT = "CampaignCreated"
 #: Times an unversioned command is decided when other processes' writes keep getting in
 #: between its decision and its commit (two workers on one campaign: about 4% of commands
 #: lost a race twice in scripts/soak, none three times).
@@ -69,6 +68,17 @@ UNVERSIONED_ATTEMPTS = 3
 _LOCK_STRIPES = 64
 
 Clock = Callable[[], datetime]
+
+
+#: Each edition's commands, for the check that a campaign takes only its own edition's.
+_COMMANDS: dict[str, frozenset[type[Any]]] = {
+    name: frozenset(edition.command_types) for name, edition in EDITIONS.items()}
+
+
+def _tag(command: Any) -> str:
+    """The ``type`` a client sends for ``command``."""
+    config = getattr(type(command), "__struct_config__", None)
+    return str(getattr(config, "tag", None) or type(command).__name__)
 
 
 class CreatesCampaign(Protocol):
@@ -291,6 +301,11 @@ class Campaigns(Application[UUID]):
             events = record_decide(campaign.record, edition.seats(campaign.state), command,
                                    closed=edition.closed(campaign.state))  # R-X-REC-3
         else:
+            if type(command) not in _COMMANDS[edition.name]:
+                # Each campaign takes its own edition's commands only.
+                raise InvalidReference(
+                    f"{type(command).__name__} ({_tag(command)}) is not a command of edition "
+                    f"{edition.name}, this campaign's edition")
             guard(campaign.record, command)  # R-REC-2: the game waits for a dispute
             command, closing = self._roll(campaign, edition, command)
             events = edition.decide(campaign.state, command)
@@ -650,6 +665,10 @@ class Campaigns(Application[UUID]):
         """The campaign, now or at ``version`` (CampaignNotFound, VersionNotFound)."""
         return self._load(campaign_id, version)
 
+    def edition_of(self, campaign_id: UUID) -> str:
+        """The name of the campaign's edition (CampaignNotFound)."""
+        return self._load(campaign_id, None).edition
+
     def state(self, campaign_id: UUID, version: int | None = None) -> Any:
         """The edition's state of the campaign, now or at ``version`` (time travel)."""
         return self._load(campaign_id, version).state
@@ -675,7 +694,7 @@ class Campaigns(Application[UUID]):
 
     def campaign_ids(self) -> list[UUID]:
         """Every campaign's id, oldest first (read from the notification log)."""
-        topics = [f"{name}:{CREATED_EVENT}" for name in EDITIONS]
+        topics = [topic(play_of(name).created_event) for name in EDITIONS]
         ids: list[UUID] = []
         start = 0
         while True:

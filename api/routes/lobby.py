@@ -12,7 +12,7 @@ from litestar.params import FromPath, JSONBody
 from api import problems
 from api.schemas import CampaignOpened, NewCampaign, NewSeat, SeatTaken
 from api.services import ServicesDep, announce, authenticate_host, in_thread
-from domain.capes import commands as c
+from domain.editions import play_of
 from domain.record.commands import SetTableOptions
 
 
@@ -33,9 +33,7 @@ async def open_campaign(request: Request[Any, Any, Any], data: JSONBody[NewCampa
         authenticate_host(request, services, "opening campaigns")
     campaign_id = uuid4()
     token = await services.committer.call(services.keyring.open_campaign, campaign_id)
-    command = c.CreateCampaign(
-        name=data.name, starting_tokens=data.starting_tokens, edition=data.edition
-    )
+    command = play_of(data.edition).create(data.name, data.starting_tokens)
     outcome = await services.committer.call(services.campaigns.create, command,
                                             campaign_id=campaign_id)
     if data.options is not None:
@@ -62,10 +60,11 @@ async def take_seat(
     if services.integrity is not None:
         # No seat is added to a log that does not verify (issue 13): checked once, in a thread.
         await in_thread(services.integrity.ensure, campaign_id)
+    edition = await in_thread(services.campaigns.edition_of, campaign_id)
     # The seat and its token's record (R-X-REC-4) are stored in one step (see
     # Campaigns.seat_player): a crash never leaves a seat without a token.
     outcome, token = await services.committer.call(
-        services.campaigns.seat_player, campaign_id, c.SeatPlayer(name=data.name),
+        services.campaigns.seat_player, campaign_id, play_of(edition).seat(data.name),
         partial(services.keyring.issue, campaign_id), invalidates=campaign_id)
     seat = len(outcome.state.players)
     await announce(services, campaign_id)
