@@ -441,12 +441,13 @@ class Campaigns(Application[UUID]):
             fork, records = self._stage(fork_id, None, edition, events, seat, "")
             made, more = self._stage(campaign_id, current, edition,
                                      (ForkMade(fork=fork_id, version=source.version),), seat, "")
+            staged = [Staged(campaign_id=fork_id, base=None, campaign=fork, records=records)]
+            if campaign_id not in self.broken:  # a log that does not verify is not extended
+                staged.append(Staged(campaign_id=campaign_id, base=current, campaign=made,
+                                     records=more))
             # One transaction: the fork and the source's ForkMade are stored together or, if
             # another writer got to the source first (CampaignConflict), neither is.
-            return self.commit((
-                Staged(campaign_id=fork_id, base=None, campaign=fork, records=records),
-                Staged(campaign_id=campaign_id, base=current, campaign=made, records=more),
-            ))[0]
+            return self.commit(staged)[0]
 
     def seat_player(self, campaign_id: UUID, command: Any,
                     issue: Callable[[int], str]) -> tuple[Outcome, str]:

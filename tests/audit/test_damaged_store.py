@@ -157,6 +157,10 @@ def test_a_campaign_whose_chain_does_not_verify_is_marked_and_takes_no_command(
         assert again.version() == version, "nothing is appended on a broken chain"
         verified = client.get(again.url("/verify"), headers=again.as_seat(1)).json()
         assert verified["ok"] is False
+        # The host forks it from before the damage: the fork plays, the source stays as it is.
+        forked = client.post(again.url("/forks"), json={"version": 1}, headers=again.as_owner())
+        assert forked.status_code == 201, forked.text
+        assert again.version() == version
 
 
 def test_an_event_that_cannot_be_decoded_is_a_423_naming_its_position(db: Path) -> None:
