@@ -46,6 +46,11 @@ async def _state(
     at: datetime | None = None,
 ) -> CampaignState:
     """The game now, at ``version``, or as it was at time ``at``."""
+    if version is None and at is None:
+        now = await services.committer.latest(campaign_id)
+        assert now is not None, "no position asked: always answered"
+        current: CampaignState = now.state
+        return current
     if at is not None:
         if version is not None:
             raise ValidationException("ask for a version or a time, not both")
@@ -62,8 +67,15 @@ async def _view(
     services: Services, campaign_id: UUID, version: int | None, at: datetime | None,
     position: int | None, timeout: float, read_model: str, render: Callable[[Any], T],
 ) -> T:
-    """Now: from a read model, once it has caught up with ``position``; in the past, or when
-    the read model lags past ``timeout``: rendered from the replayed state."""
+    """Now: rendered on the event loop from the campaign as the writer holds it (the same
+    document as the read model's, without a hop to another thread); ``position=0`` (the read
+    model as it is) or a position the store does not have: from a read model, once it has
+    caught up with ``position``. In the past, or when the read model lags past ``timeout``:
+    rendered from the replayed state."""
+    if version is None and at is None and position != 0:
+        campaign = await services.committer.latest(campaign_id, position)
+        if campaign is not None:
+            return render(campaign.state)
     if version is None and at is None and services.read_models is not None:
         query = getattr(services.read_models, read_model)
 
@@ -85,7 +97,8 @@ async def _view(
 async def campaign_summary(
     campaign_id: FromPath[UUID], actor: ActorDep, services: ServicesDep
 ) -> CampaignSummary:
-    agg = await in_thread(services.campaigns.get, campaign_id)
+    agg = await services.committer.latest(campaign_id)
+    assert agg is not None, "no position asked: always answered"
     state: CampaignState = agg.state
     return CampaignSummary(
         campaign_id=campaign_id,
@@ -229,7 +242,7 @@ async def stream_events(
     await authenticate(request, campaign_id, services, query=True)
     last_id = request.headers.get("last-event-id", "").strip()
     start = int(last_id) if last_id.isdigit() else (after or 0)
-    await in_thread(services.campaigns.get, campaign_id)  # 404 before the stream starts
+    await services.committer.latest(campaign_id)  # 404 before the stream starts
     return ServerSentEvent(_follow(services, campaign_id, start))
 
 

@@ -213,3 +213,60 @@ def test_any_error_of_a_call_goes_back_to_its_caller(committer: Committer) -> No
 
     with pytest.raises(DomainError, match="no"):
         run(main)
+
+
+# -- reads of now (the board and ledgers the server answers from memory) ---------------------
+
+
+def test_a_campaign_the_writer_just_wrote_is_read_from_its_heads_without_a_trip(
+    store_app: Campaigns, committer: Committer
+) -> None:
+    campaign_id = new_table(store_app)
+
+    async def main() -> tuple[Outcome, Any, Any]:
+        seated = await committer.execute(campaign_id, SeatPlayer(name="Ada"))
+        return seated, committer.current(campaign_id, seated.position), committer.current(
+            campaign_id, seated.position + 1)
+
+    seated, read, beyond = run(main)
+
+    assert read is not None and read.version == seated.version == 2
+    assert [p.name for p in read.state.players] == ["Ada"]
+    # A position the writer does not know the store to have is not answered from memory.
+    assert beyond is None
+
+
+def test_a_read_of_a_position_another_process_wrote_sees_that_write(
+    two_writers: TwoWriters,
+) -> None:
+    committer, cli, campaign_id = two_writers.committer, two_writers.other, two_writers.campaign_id
+
+    async def main() -> tuple[Any, Any, Any]:
+        await committer.execute(campaign_id, SeatPlayer(name="Brook"))
+        behind = cli.execute(campaign_id, SeatPlayer(name="Cass"))  # behind the writer's back
+        from_memory = committer.current(campaign_id, behind.position)
+        read = await committer.latest(campaign_id, behind.position)
+        beyond = await committer.latest(campaign_id, behind.position + 1000)
+        return from_memory, read, beyond
+
+    from_memory, read, beyond = run(main)
+
+    assert from_memory is None  # the writer does not know that position yet
+    assert read is not None and [p.name for p in read.state.players] == ["Ada", "Brook", "Cass"]
+    assert beyond is None  # not in the store: the caller says so
+
+
+def test_a_read_without_a_position_sees_what_another_process_wrote_before_it(
+    two_writers: TwoWriters,
+) -> None:
+    committer, cli, campaign_id = two_writers.committer, two_writers.other, two_writers.campaign_id
+
+    async def main() -> Any:
+        await committer.execute(campaign_id, SeatPlayer(name="Brook"))
+        cli.execute(campaign_id, SeatPlayer(name="Cass"))
+        await asyncio.sleep(0.05)  # longer than the writer trusts its heads unasked
+        return await committer.latest(campaign_id)
+
+    read = run(main)
+
+    assert [p.name for p in read.state.players] == ["Ada", "Brook", "Cass"]
