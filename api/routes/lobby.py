@@ -8,7 +8,7 @@ from litestar import post
 from litestar.params import FromPath, JSONBody
 
 from api import problems
-from api.schemas import CampaignOpened, NewCampaign, NewSeat, SeatTaken
+from api.schemas import CampaignOpened, NewCampaign, NewSeat, SeatTaken, event_out
 from api.services import ServicesDep, announce
 from domain.capes import commands as c
 from domain.record.commands import SetTableOptions
@@ -53,7 +53,7 @@ async def take_seat(
     outcome = await services.committer.execute(campaign_id, c.SeatPlayer(name=data.name))
     seat = len(outcome.state.players)
     token = await services.committer.call(services.keyring.issue, campaign_id, seat)
-    await announce(services, campaign_id)
+    await announce(services, campaign_id, tuple(event_out(r) for r in outcome.events))
     return SeatTaken(campaign_id=campaign_id, seat=seat, token=token, version=outcome.version)
 
 

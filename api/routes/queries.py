@@ -246,32 +246,54 @@ async def stream_events(
     return ServerSentEvent(_follow(services, campaign_id, start))
 
 
+class _Wire(ServerSentEventMessage):
+    """Events already in their wire form (:func:`api.services.live_message`), sent as they are."""
+
+    def encode(self) -> bytes:
+        assert isinstance(self.data, bytes)
+        return self.data
+
+
 async def _follow(
     services: ServicesDep, campaign_id: FromPath[UUID], last: int
 ) -> AsyncGenerator[ServerSentEventMessage, None]:
     encoder = msgspec.json.Encoder()
     subscriber = await services.channels.subscribe([channel(campaign_id)])
     try:
+        behind = True
         while True:
-            # Subscribed first, read second: nothing appended in between can be missed.
-            records = await in_thread(services.campaigns.history, campaign_id, last, 200)
-            for record in records:
-                out: EventOut = event_out(record)
-                yield ServerSentEventMessage(
-                    data=encoder.encode(out).decode(), event=out.type, id=out.position
-                )
-                last = out.position
-            if len(records) == 200:
-                continue
+            if behind:
+                # Subscribed first, read second: nothing appended in between can be missed.
+                records = await in_thread(services.campaigns.history, campaign_id, last, 200)
+                for record in records:
+                    out: EventOut = event_out(record)
+                    yield ServerSentEventMessage(
+                        data=encoder.encode(out).decode(), event=out.type, id=out.position
+                    )
+                    last = out.position
+                if len(records) == 200:
+                    continue
+                behind = False
+            message = b""
             with anyio.move_on_after(KEEPALIVE) as waited:
-                async for _ in subscriber.iter_events():
+                async for item in subscriber.iter_events():
+                    message = item
                     break
             if waited.cancelled_caught:
                 yield ServerSentEventMessage(comment="keep-alive")
+                continue
+            # A command's events, ready to send: passed on if they follow what was sent,
+            # skipped if they were sent already (read from the log); else read the log.
+            header, _, wire = message.partition(b"\n")
+            first, _, final = header.partition(b" ")
+            if wire and int(first) == last + 1:
+                yield _Wire(data=wire)
+                last = int(final)
+            elif not (wire and int(final) <= last):
+                behind = True
     finally:
         with anyio.CancelScope(shield=True):
             await services.channels.unsubscribe(subscriber)
-
 
 
 HANDLERS = [
