@@ -275,9 +275,13 @@ class Committer:
                 results.append((job, None, e))
         return results
 
-    def _commit(self, jobs: list[_Job]) -> list[_Result]:
+    def _commit(self, jobs: list[_Job], *, again: bool = True) -> list[_Result]:
         """Decide ``jobs`` in order, each on the campaign as the ones before left it, and store
-        the accepted ones in one transaction."""
+        the accepted ones in one transaction.
+
+        ``again``: if another writer took one of the group's versions first, look at the store
+        and run the whole group again once (as a group) before running each command on its
+        own."""
         if not jobs:
             return []
         results: list[_Result] = []
@@ -301,10 +305,16 @@ class Committer:
         except CampaignConflict as e:
             # The store refused the group (another writer took one of its versions): nothing
             # of it was stored. Every command of it, refused ones included (they may have been
-            # judged on a campaign that is not the stored one), runs again on its own, on the
-            # campaign as stored now.
-            log.info("a group of %d commands was not stored (%s): running each again",
+            # judged on a campaign that is not the stored one), is decided again on the
+            # campaigns as stored now: first the group again, in one commit, once the writer
+            # has forgotten the heads another process wrote to (each command on its own cost
+            # a commit per command, while another busy worker kept writing); if the store
+            # refuses it again, each on its own.
+            log.info("a group of %d commands was not stored (%s): running it again",
                      len(jobs), e)
+            if again:
+                self._sync()
+                return self._commit(jobs, again=False)
             return self._one_by_one(jobs)
         except Exception as e:
             # Any other failure of the store (a full disk, a lock held too long): the
