@@ -333,8 +333,12 @@ class Committer:
         if stored and last - stored == self._seen:
             self._seen = last
             self._synced_at = time.monotonic()
-        elif stored:
-            self._sync()  # another process wrote since: forget the campaigns it wrote to
+        # Else another process wrote in between: the writer forgets the campaigns it wrote to
+        # at its next look at the store, before a group once SYNC_AFTER has passed (a look
+        # after every such commit doubled a busy worker's trips to the store, and on
+        # PostgreSQL waits for the other workers' commits under way). Meanwhile current()
+        # vouches for nothing past the last position known; a command decided on a head that
+        # is no longer the stored one is refused by the store and run again.
         self.groups += 1
         self.commands += len(staged)
         return results
