@@ -75,5 +75,6 @@ class CampaignsPostgresRecorder(PostgresApplicationRecorder):
             stop = self.max_notification_id()
             if stop is None:
                 return []
-        return super().select_notifications(start, limit, stop, topics,
-                                            inclusive_of_start=inclusive_of_start)
+        found: Sequence[Notification] = super().select_notifications(
+            start, limit, stop, topics, inclusive_of_start=inclusive_of_start)
+        return found
