@@ -281,6 +281,10 @@ async def _follow(
                     break
             if waited.cancelled_caught:
                 yield ServerSentEventMessage(comment="keep-alive")
+                # Quiet for a while: look at the log too. Announcements are sent at most once
+                # (Redis pub/sub between workers drops one now and then, e.g. while a worker
+                # subscribes); this bounds what a lost one costs to a delay.
+                behind = True
                 continue
             # A command's events, ready to send: passed on if they follow what was sent,
             # skipped if they were sent already (read from the log); else read the log.

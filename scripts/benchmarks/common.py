@@ -45,6 +45,8 @@ FULL: dict[str, Any] = {
     "profile_commands": 3_000,  # cProfile of the in-process command path
     "quiet_wait": 60,  # at most, for other processes to leave the cores alone
     "round_quiet_wait": 10,  # at most, before each later measured run
+    "tables_steps": [250, 500, 1000, 1500, 2000],  # tables (4 streams each) per run, growing
+    "tables_seconds": 30,  # of load at each step (6 commands per table)
 }
 QUICK: dict[str, Any] = FULL | {
     "warmup_seconds": 2,
@@ -64,6 +66,8 @@ QUICK: dict[str, Any] = FULL | {
     "profile_commands": 1_000,
     "quiet_wait": 10,
     "round_quiet_wait": 3,
+    "tables_steps": [100, 250],
+    "tables_seconds": 10,
 }
 
 
