@@ -65,3 +65,23 @@ def test_a_reader_waits_for_an_insert_under_way_rather_than_pass_its_position(
     ids = [n.id for n in read]
     assert later.position in ids and len(ids) == 2 and ids == sorted(ids)
     assert read[0].topic == "slow"  # the slow one's position came first
+
+
+def test_read_models_on_postgres_follow_another_process_at_once_not_at_the_next_poll(
+    make_app: Any, postgres_env: dict[str, str]
+) -> None:
+    from projections.service import ReadModels
+
+    server, other = make_app(postgres_env), make_app(postgres_env)
+    read_models = ReadModels(server, ["directory"], poll=60.0, linger=0.0)
+    read_models.start()
+    try:
+        time.sleep(0.3)  # listening
+        written = other.create(CreateCampaign(name="Elsewhere")).position
+        deadline = time.monotonic() + 5.0
+        while read_models.runner.position() < written and time.monotonic() < deadline:
+            time.sleep(0.02)
+        # A poll would have come after 60 s: the store's NOTIFY woke the runner.
+        assert read_models.runner.position() >= written
+    finally:
+        read_models.close()
