@@ -22,7 +22,7 @@ def _yes(met: bool) -> str:
 
 
 def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
-                   t: dict[str, Any] | None) -> str:
+                   t: dict[str, Any] | None, ryw: dict[str, Any] | None = None) -> str:
     w: list[str] = []
     add = w.append
     add(HEADING)
@@ -98,7 +98,8 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
         add("| server | workers | req/s | commands/s | p99 | refused | cores: server / load "
             "generator / others |")
         add("|---|---|---|---|---|---|---|")
-        for key, label, n in (("game1", "game", 1), ("game2", "game (Redis)", 2),
+        two = "game (Redis; read models in `capes projections run`)"
+        for key, label, n in (("game1", "game", 1), ("game2", two, 2),
                               ("lean1", "control", 1), ("lean2", "control", 2)):
             r = wk[key]
             c = r["cpu"]
@@ -110,6 +111,24 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
             "`scripts/bench_game.lua` (16 connections; each plays its own campaigns). The "
             "control is what a second uvicorn worker adds on this machine when the server "
             "does nothing: the game cannot scale better than that.")
+        add("")
+    if ryw:
+        add("### Read-your-writes")
+        add("")
+        add("A command, then at once `GET /timeline?position=<its position>` (which waits "
+            "for the timeline read model); the time from the command's answer to the "
+            "timeline's, one campaign, one after another (`scripts/benchmarks/ryw.py`). "
+            "External: the read models run in `capes projections run` beside the server "
+            "(`CAPES_PROJECTIONS=external`), which on SQLite polls the store every 0.2 s and "
+            "on PostgreSQL wakes on its NOTIFY; internal: the server runs them and catches "
+            "them up itself when a query asks. The board and ledgers with `?position=` are "
+            "answered from the writer's campaigns in memory and never wait.")
+        add("")
+        add("| read models | p50 | p90 | max | samples |")
+        add("|---|---|---|---|---|")
+        for name, r in ryw.items():
+            add(f"| {name} | {r['p50_ms']:.1f} ms | {r['p90_ms']:.1f} ms | "
+                f"{r['max_ms']:.1f} ms | {r['samples']} |")
         add("")
     if t is not None:
         add(tables_report(t))

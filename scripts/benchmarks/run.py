@@ -21,6 +21,7 @@ from benchmarks.report import (
     with_section,
 )
 from benchmarks.report15 import HEADING, TABLES_HEADING, issue15_report, tables_report, with_heading
+from benchmarks.ryw import ryw_part
 from benchmarks.tables import tables_part
 from benchmarks.workers import workers_part
 
@@ -37,6 +38,9 @@ def main() -> int:
                         "projection-rebuild part and update just its section of the doc")
     parser.add_argument("--no-workers", action="store_true",
                         help="skip PostgreSQL with 1 and 2 workers (scripts/benchmarks/workers.py)")
+    parser.add_argument("--no-ryw", action="store_true",
+                        help="skip read-your-writes with external read models "
+                        "(scripts/benchmarks/ryw.py)")
     parser.add_argument("--no-tables", action="store_true",
                         help="skip the many-tables part (scripts/benchmarks/tables.py)")
     parser.add_argument("--tables-only", action="store_true", help="run only the many-tables "
@@ -52,13 +56,15 @@ def main() -> int:
     began = time.perf_counter()
     facts = machine_facts()
     say(f"nproc {facts['nproc']}, Python {facts['python']}, {facts['wrk']}")
-    h = ip = pr = wk = t = None
+    h = ip = pr = wk = t = ryw = None
     with tempfile.TemporaryDirectory(prefix="capes-bench-") as tmp_name:
         tmp = Path(tmp_name)
         if not args.no_http:
             h = http_part(p, tmp)
         if not args.no_workers:
             wk = workers_part(p, tmp)
+        if not args.no_ryw:
+            ryw = ryw_part(p, tmp)
         if not args.no_tables:
             t = tables_part(p, tmp)
         if not args.no_inprocess:
@@ -74,7 +80,7 @@ def main() -> int:
         say(f"p99 of game commands at half load = {v['p99_half']:.2f} ms "
             f"(target < {TARGET_P99_MS:g} ms): {'met' if v['p99_met'] else 'NOT met'}")
     text = report(facts, p, args.quick, h, ip, elapsed)
-    text = with_heading(text, issue15_report(h, wk, t), HEADING)
+    text = with_heading(text, issue15_report(h, wk, t, ryw), HEADING)
     if pr is not None:
         text = with_section(text, projection_report(pr, args.quick))
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -30,6 +30,7 @@ from benchmarks.common import (
     CpuWatch,
     free_port,
     say,
+    start_projections,
     start_server,
     stop_server,
     wait_quiet,
@@ -131,6 +132,7 @@ def run_store(p: dict[str, Any], tmp: Path, store: str) -> dict[str, Any]:
         env.pop("CAPES_DB", None)
         env["CAPES_DATABASE_URL"] = schema_url
         env["CAPES_REDIS_URL"] = REDIS
+        env["CAPES_PROJECTIONS"] = "external"
         workers = 2
     steps: list[int] = p["tables_steps"]
     campaigns = tmp / f"tables-{store}.txt"
@@ -142,6 +144,8 @@ def run_store(p: dict[str, Any], tmp: Path, store: str) -> dict[str, Any]:
                          "--port", str(port), "--workers", str(workers), "--log-level",
                          "warning"], env, log)
     results: list[dict[str, Any]] = []
+    runner = start_projections(env, tmp / f"tables-{store}-projections.log") if workers > 1 \
+        else None
     try:
         wait_ready(proc, port, log)
         time.sleep(1.0 if workers == 1 else 3.0)  # every worker up
@@ -173,6 +177,8 @@ def run_store(p: dict[str, Any], tmp: Path, store: str) -> dict[str, Any]:
                 break  # larger N only does worse
     finally:
         stop_server(proc)
+        if runner is not None:
+            stop_server(runner)
         if schema_url:
             drop_schema(schema_url)
     held = [r["tables"] for r in results if r["holds"]]

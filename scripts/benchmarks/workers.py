@@ -23,6 +23,7 @@ from benchmarks.common import (
     CpuWatch,
     free_port,
     say,
+    start_projections,
     start_server,
     stop_server,
     wait_quiet,
@@ -44,9 +45,10 @@ def _children(pid: int) -> list[int]:
 
 
 def _run(argv: list[str], env: dict[str, str], port: int, tmp: Path, name: str,
-         p: dict[str, Any], lines_for: Any) -> dict[str, Any]:
+         p: dict[str, Any], lines_for: Any, projections: bool = False) -> dict[str, Any]:
     log = tmp / f"{name}.log"
     proc = start_server(argv, env, log)
+    runner = start_projections(env, tmp / f"{name}-projections.log") if projections else None
     try:
         wait_ready(proc, port, log)
         time.sleep(2.0)  # every worker up
@@ -65,6 +67,8 @@ def _run(argv: list[str], env: dict[str, str], port: int, tmp: Path, name: str,
         return result
     finally:
         stop_server(proc)
+        if runner is not None:
+            stop_server(runner)
 
 
 def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
@@ -81,7 +85,10 @@ def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
         url = fresh_schema(POSTGRES)
         env = base | {"CAPES_DATABASE_URL": url}
         if workers == 2:
+            # As the README says to run several workers: live events through Redis, the read
+            # models in a process of their own.
             env["CAPES_REDIS_URL"] = REDIS
+            env["CAPES_PROJECTIONS"] = "external"
         port = free_port()
 
         def lines_for(port: int, workers: int = workers) -> tuple[Path, Path]:
@@ -95,7 +102,7 @@ def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
                 "--workers", str(workers), "--log-level", "warning"]
         try:
             out[f"game{workers}"] = _run(argv, env, port, tmp, f"game, {workers} worker(s)", p,
-                                         lines_for)
+                                         lines_for, projections=workers > 1)
         finally:
             drop_schema(url)
     every = write_campaigns(tmp / "workers-all.txt", [
