@@ -214,7 +214,7 @@ class SeatToken(msgspec.Struct, frozen=True, kw_only=True):
 async def issue_seat_token(
     campaign_id: FromPath[UUID], seat: FromPath[int], actor: ActorDep, services: ServicesDep
 ) -> SeatToken:
-    """For a fork's seats, or a player who lost theirs. Earlier tokens of the seat still work."""
+    """For a fork's seats, or a player who lost theirs: the seat's earlier token stops working."""
     _owner(actor)
     state = await in_thread(services.campaigns.state, campaign_id)
     if not 1 <= seat <= len(state.players):

@@ -27,7 +27,7 @@ from .events import (
 )
 from .model import CampaignState, Conflict, OverdrawnDrive, Page
 from .scenes import require_page
-from .table import add_tokens, character, conflict, pay, require_seat, with_conflict
+from .table import add_tokens, changed, character, conflict, pay, require_seat, with_conflict
 
 replace = msgspec.structs.replace
 
@@ -166,7 +166,7 @@ def set_die(state: CampaignState, conflict_id: int, die_id: int, value: int) -> 
         replace(s, dice=tuple(replace(d, value=value) if d.id == die_id else d for d in s.dice))
         for s in c.sides
     )
-    return with_conflict(state, replace(c, sides=sides))
+    return changed(state, replace(c, sides=sides))
 
 
 # -- claiming (R-PAGE-3, R-PAGE-4) -----------------------------------------------------------

@@ -1,6 +1,7 @@
 """docs/benchmarks.md, issue 15's section: every game figure against the bare route and the
 control (``scripts/lean_app.py``) of the same run, several workers on PostgreSQL, and many
-tables at once. ``--tables-only`` replaces the tables' own section alone."""
+tables at once. ``--tables-only`` replaces the tables' own subsection alone (``with_section``
+of :mod:`benchmarks.report` with :data:`TABLES_HEADING`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from benchmarks.tables import COMMAND_P99_MS, DELIVERY_P99_MS, TARGET_TABLES
 from benchmarks.workers import TARGET_SCALING
 
 HEADING = "## Issue 15: the HTTP path against its control"
-TABLES_HEADING = "## Many tables at once"
+TABLES_HEADING = "### Many tables at once"
 TARGET_BOARD = 0.6
 TARGET_MIX = 0.4
 TARGET_P99 = 10.0
@@ -178,18 +179,3 @@ def tables_report(t: dict[str, Any]) -> str:
             f"step ({last['tables']} tables) the limit was {limit}.")
     add("")
     return "\n".join(w)
-
-
-def with_heading(text: str, section: str, heading: str) -> str:
-    """``text`` with the section under ``heading`` replaced by ``section``, or ``section``
-    put before "## Findings" (or at the end) when there is none yet."""
-    lines = text.splitlines()
-    if heading in lines:
-        start = lines.index(heading)
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")
-                    and lines[i] != TABLES_HEADING), len(lines))
-        return "\n".join([*lines[:start], *section.splitlines(), *lines[end:]]) + "\n"
-    if "## Findings" in lines:
-        at = lines.index("## Findings")
-        return "\n".join([*lines[:at], *section.splitlines(), *lines[at:]]) + "\n"
-    return text.rstrip("\n") + "\n\n" + section + "\n"

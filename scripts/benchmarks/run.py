@@ -13,14 +13,16 @@ from benchmarks.common import DOC, FULL, QUICK, machine_facts, say
 from benchmarks.http import http_part
 from benchmarks.inprocess import inproc_part
 from benchmarks.report import (
+    RANDOM_PLAY_HEADING,
     TARGET_P99_MS,
     TARGET_RATIO,
     projection_report,
     report,
+    section_of,
     verdicts,
     with_section,
 )
-from benchmarks.report15 import HEADING, TABLES_HEADING, issue15_report, tables_report, with_heading
+from benchmarks.report15 import HEADING, TABLES_HEADING, issue15_report, tables_report
 from benchmarks.ryw import ryw_part
 from benchmarks.tables import tables_part
 from benchmarks.workers import workers_part
@@ -80,9 +82,13 @@ def main() -> int:
         say(f"p99 of game commands at half load = {v['p99_half']:.2f} ms "
             f"(target < {TARGET_P99_MS:g} ms): {'met' if v['p99_met'] else 'NOT met'}")
     text = report(facts, p, args.quick, h, ip, elapsed)
-    text = with_heading(text, issue15_report(h, wk, t, ryw), HEADING)
+    text = with_section(text, issue15_report(h, wk, t, ryw), HEADING)
     if pr is not None:
         text = with_section(text, projection_report(pr, args.quick))
+    # The soak's figures (scripts/playtest --write) are not the bench's to redo: keep them.
+    kept = section_of(args.out.read_text(), RANDOM_PLAY_HEADING) if args.out.exists() else None
+    if kept is not None:
+        text = with_section(text, kept, RANDOM_PLAY_HEADING)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     say(f"wrote {args.out} ({elapsed:.0f} s)")
@@ -94,7 +100,7 @@ def tables_only(quick: bool, out: Path) -> int:
     with tempfile.TemporaryDirectory(prefix="capes-bench-tables-") as tmp:
         result = tables_part(QUICK if quick else FULL, Path(tmp))
     text = out.read_text() if out.exists() else "# Benchmarks\n"
-    out.write_text(with_heading(text, tables_report(result), TABLES_HEADING))
+    out.write_text(with_section(text, tables_report(result), TABLES_HEADING))
     say(f"updated the many-tables section of {out}")
     return 0
 

@@ -265,11 +265,27 @@ def server(environ: Mapping[str, str], log: Path, workers: int = 1) -> Iterator[
     ``environ`` laid over this process's; yields its base URL once it answers, and stops it
     (and its workers) afterwards."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
-    env.update({"CAPES_RATE_LIMIT": "0", **environ})
     command = [sys.executable, "-m", "uvicorn", "api.app:create_server", "--factory",
                "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
                "--log-level", "warning"]
+    with _running(command, port, environ, log) as base:
+        yield base
+
+
+@contextmanager
+def capes_serve(environ: Mapping[str, str], log: Path, *options: str) -> Iterator[str]:
+    """``capes serve`` itself (its access log on, at ``--log-level info``), as :func:`server`."""
+    port = free_port()
+    command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), *options]
+    with _running(command, port, environ, log) as base:
+        yield base
+
+
+@contextmanager
+def _running(command: list[str], port: int, environ: Mapping[str, str],
+             log: Path) -> Iterator[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
+    env.update({"CAPES_RATE_LIMIT": "0", **environ})
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
