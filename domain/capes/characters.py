@@ -9,6 +9,7 @@ from typing import Literal
 import msgspec
 
 from ..errors import NotPermitted, RuleViolation
+from ..shared import is_overdrawn
 from .commands import (
     AbilitySpec,
     ClickAndLock,
@@ -320,7 +321,7 @@ def _edited(event: CharacterEdited, state: CampaignState) -> CampaignState:
 
 def overdrawn(who: Character, drive: DriveSlot) -> bool:
     """R-CHAR-7: unstaked Debt above the Drive's strength (5 when undifferentiated)."""
-    return drive.debt > drive.strength
+    return is_overdrawn(drive.debt, drive.strength)
 
 
 def stake_limit(who: Character, drive: DriveSlot) -> int:

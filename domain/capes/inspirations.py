@@ -7,6 +7,7 @@ from collections.abc import Iterable
 import msgspec
 
 from ..errors import InvalidReference, RuleViolation
+from ..shared import can_roll
 from .commands import RaiseInspiration, SpendInspiration
 from .decider import apply, handle
 from .events import Event, InspirationMade, InspirationRaised, InspirationSpent
@@ -44,7 +45,7 @@ def _raise(command: RaiseInspiration, state: CampaignState) -> Iterable[Event]:
         raise RuleViolation("R-ABIL-2", "an Inspiration is raised to at most 6")
 
     def check(ability: Ability) -> None:
-        if ability.rating < insp.value:
+        if not can_roll(ability.rating, insp.value):
             raise RuleViolation(
                 "R-ABIL-2",
                 f"{ability.name} (rating {ability.rating}) cannot raise an Inspiration of "

@@ -14,6 +14,8 @@ from typing import Literal
 
 import msgspec
 
+from ..shared import controlling
+
 DriveName = Literal[
     "Justice",
     "Truth",
@@ -180,11 +182,7 @@ class Conflict(Frozen, frozen=True):
     @property
     def controlling_side(self) -> int | None:
         """R-CONF-2: the side with the strictly highest total; a tie for highest: nobody."""
-        totals = [s.total for s in self.sides]
-        best = max(totals)
-        if totals.count(best) > 1:
-            return None
-        return totals.index(best)
+        return controlling([s.total for s in self.sides])
 
     def allies_of(self, side: int) -> tuple[int, ...]:
         return tuple(sorted(c for c, s in self.allies.items() if s == side))

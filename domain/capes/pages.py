@@ -11,6 +11,7 @@ from collections.abc import Iterable
 import msgspec
 
 from ..errors import ChoiceRequired, NotPermitted, RuleViolation
+from ..shared import is_fair, overdrawn_result
 from .characters import overdrawn
 from .commands import Claim, EndFreePlay, PassClaiming, RollOverdrawn
 from .conflicts import sides_of_seat
@@ -130,7 +131,7 @@ def _roll_overdrawn(command: RollOverdrawn, state: CampaignState) -> Iterable[Ev
         raise RuleViolation(
             "R-PAGE-2", "roll the highest die on a side the character is allied with", highest
         )
-    if not 1 <= command.value <= 6:
+    if not is_fair(command.value):
         raise RuleViolation("R-ROLL-1", "dice are rolled by the server")
     return (
         OverdrawnDieRolled(
@@ -141,7 +142,7 @@ def _roll_overdrawn(command: RollOverdrawn, state: CampaignState) -> Iterable[Ev
             before=top,
             rolled=command.value,
             # R-PAGE-2: the new value is kept only if lower.
-            kept=command.value < top,
+            kept=overdrawn_result(top, command.value) < top,
             draw=command.draw,
         ),
     )

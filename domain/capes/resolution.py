@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 import msgspec
 
 from ..errors import ChoiceRequired, InvalidReference, RuleViolation
+from ..shared import losing_return
 from .characters import add_debt, stake_limit
 from .commands import DeclareDeadlock, EndPage, Gloat, Resolve
 from .conflicts import goal_key, seats_allied, sides_of_seat
@@ -118,7 +119,7 @@ def _require_claimant(state: CampaignState, seat: int, conflict_id: int) -> tupl
 def _returned(c: Conflict, sides: Iterable[int]) -> tuple[DebtReturned, ...]:
     """R-RES-2: Debt staked on a losing side returns doubled to its Drive."""
     return tuple(
-        DebtReturned(character=st.character, drive=st.drive, amount=2 * st.amount)
+        DebtReturned(character=st.character, drive=st.drive, amount=losing_return(st.amount))
         for i in sides
         for d in c.sides[i].dice
         for st in d.stakes

@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable
 import msgspec
 
 from ..errors import ChoiceRequired, InvalidReference, NotPermitted, RuleViolation
+from ..shared import can_roll as rated_for
+from ..shared import is_blocking, is_fair
 from .characters import add_debt
 from .commands import AcceptRoll, Narrate, PassReaction, React, RejectRoll, RollDie
 from .conflicts import seats_allied
@@ -74,7 +76,7 @@ def use_ability(
             reaction=reaction,
         )
     ]
-    if ability.super:
+    if not is_blocking(ability.super):
         # R-ABIL-1: a super ability gives 1 Debt on a Drive of the player's choice.
         drives = [d.name for d in who.drives]
         if drive is None:
@@ -97,12 +99,12 @@ def can_roll(die: Die, rule: str, value: int) -> Callable[[Ability], None]:
     action, R-REACT-1 for a reaction), with a value drawn by the server (R-ROLL-1)."""
 
     def check(ability: Ability) -> None:
-        if ability.rating < die.value:
+        if not rated_for(ability.rating, die.value):
             raise RuleViolation(
                 rule,
                 f"{ability.name} (rating {ability.rating}) cannot roll a die showing {die.value}",
             )
-        if not 1 <= value <= 6:
+        if not is_fair(value):
             raise RuleViolation("R-ROLL-1", "every die is a fair 1-6 drawn by the server")
 
     return check

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 import msgspec
 
 from ..errors import ChoiceRequired, InvalidReference, RuleViolation
+from ..shared import split_values
 from .characters import add_debt, stake_limit
 from .commands import MAX_SIDES, Schism, SplitDie, StakeDebt
 from .decider import apply, handle
@@ -30,15 +31,6 @@ def require_between(state: CampaignState, seat: int) -> Turn:
             "R-TURN-1", "not during the action or its reactions: wait until they are over"
         )
     return turn
-
-
-def split_values(value: int, into: int) -> list[int]:
-    """R-SPLIT-1: as even as possible, largest first (5 into 2 is 3+2; into 3 is 2+2+1).
-
-    R-X-SPLIT-1: the split die keeps the first (largest) value.
-    """
-    q, r = divmod(value, into)
-    return [q + 1] * r + [q] * (into - r)
 
 
 def _staking_turn(turn: Turn) -> None:
@@ -127,6 +119,7 @@ def _split(
     c: Conflict, die: Die, into: int, debt: int, who: Character, drive: DriveName
 ) -> list[Event]:
     """The events of splitting ``die`` into ``into`` dice, Debt under each new one."""
+    # R-SPLIT-1: as even as possible, largest first; R-X-SPLIT-1: the die keeps the first.
     values = split_values(die.value, into)
     new = tuple((c.next_die + i, v) for i, v in enumerate(values[1:]))
     events: list[Event] = [
