@@ -178,4 +178,5 @@ def tables_report(t: dict[str, Any]) -> str:
         add(f"- {run['store']}: the largest N that held is **{run['largest']}**; at the last "
             f"step ({last['tables']} tables) the limit was {limit}.")
     add("")
+    add("")  # a blank line before the next section, whatever replaces this one
     return "\n".join(w)
