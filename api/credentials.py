@@ -56,6 +56,8 @@ class TableKeys(Aggregate):
 
     @event("SeatKeyIssued")
     def issue(self, seat: int, key: str) -> None:
+        # A seat holds one key: a new one (a lost link replaced) revokes the one before.
+        self.digests = {k: s for k, s in self.digests.items() if s != seat}
         self.digests[key] = seat
 
     def match(self, token: str) -> int | None:
@@ -99,7 +101,7 @@ class Keyring(Application[UUID]):
         return token
 
     def issue(self, campaign_id: UUID, seat: int) -> str:
-        """A token for ``seat``."""
+        """A new token for ``seat``; the seat's earlier token no longer works."""
         with self._lock:
             keys: TableKeys = self.repository.get(campaign_id)
             token = new_token()

@@ -22,7 +22,8 @@ import os
 from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
 from uuid import UUID, uuid4
 
 import anyio
@@ -33,6 +34,7 @@ from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugi
 from litestar.channels import ChannelsPlugin
 from litestar.channels.backends.base import ChannelsBackend
 from litestar.channels.backends.memory import MemoryChannelsBackend
+from litestar.config.cors import CORSConfig
 from litestar.di import NamedDependency, Provide
 from litestar.exceptions import (
     NotAuthorizedException,
@@ -45,8 +47,10 @@ from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Schema
 from litestar.params import FromPath, JSONBody, QueryParameter
+from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.static_files import create_static_files_router
+from litestar.template.config import TemplateConfig
 from litestar.typing import FieldDefinition
 
 from domain.capes import commands as c
@@ -74,10 +78,14 @@ from .schemas import (
 )
 
 T = TypeVar("T")
+#: The pages' Jinja2 templates (:mod:`api.routes.pages`).
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: Seconds between keep-alive comments on an idle event stream.
 KEEPALIVE = 15.0
 #: Modules with more routes: each has ``HANDLERS``, a list of Litestar route handlers.
-ROUTE_MODULES: tuple[str, ...] = ("api.routes_record", "api.routes_projections", "api.routes_audit")
+ROUTE_MODULES: tuple[str, ...] = (
+    "api.routes_record", "api.routes_projections", "api.routes_audit", "api.routes.pages",
+)
 #: Largest request body accepted (HTTP 413 above it).
 MAX_BODY = 64 * 1024
 #: The problems a query may answer with (documented in the OpenAPI schema).
@@ -145,13 +153,22 @@ def channel(campaign_id: UUID) -> str:
 # -- authentication --------------------------------------------------------------------------
 
 
+#: The HttpOnly cookie a browser's page gets in exchange for its token (``POST
+#: /campaigns/{id}/session``): it authenticates reads only (GET), so that an ``EventSource``, an
+#: ``<img>`` or a download link needs no token in its URL; every write still needs the header.
+SESSION_COOKIE = "capes_session"
+
+
 def _token(request: Request[Any, Any, Any], query: bool) -> str | None:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
-    if query:
+    if query and request.query_params.get("token"):
         return request.query_params.get("token") or None
+    if request.method in ("GET", "HEAD"):
+        # Reads only: a cookie rides along with any request, a write must prove intent.
+        return request.cookies.get(SESSION_COOKIE) or None
     return None
 
 
@@ -489,22 +506,43 @@ async def stream_events(
         int | None, QueryParameter(ge=0, le=2**62, description="Resume after this position")
     ] = None,
     token: Annotated[
-        str | None, QueryParameter(description="The bearer token, for browsers")
+        str | None, QueryParameter(description="The bearer token, for clients that cannot "
+                                   "send headers (a browser page: use the session cookie)")
     ] = None,
+    plain: Annotated[
+        bool, QueryParameter(description="Messages without an event name, so that "
+                             "`EventSource.onmessage` receives them (the type is in the data)")
+    ] = False,
+    with_board: Annotated[
+        bool, QueryParameter(name="board", description="After each change, one more message "
+                             "(event `board`): the board as of that change")
+    ] = False,
 ) -> ServerSentEvent:
     """Every event from ``after`` (or the ``Last-Event-ID`` header) on, then each new one.
 
-    Each message's ``id`` is the event's position and its ``event`` the event type.
+    Each message's ``id`` is the event's position and its ``event`` the event type (none with
+    ``plain=true``). With ``board=true``, once the stream has sent every event there is, it
+    sends ``{"type": "board", "version": N, "board": {...}}`` (id N, event ``board``): the
+    board after event N, so a page needs no second request to redraw.
     """
     await authenticate(request, campaign_id, services, query=True)
     last_id = request.headers.get("last-event-id", "").strip()
     start = int(last_id) if last_id.isdigit() else (after or 0)
     await in_thread(services.campaigns.get, campaign_id)  # 404 before the stream starts
-    return ServerSentEvent(_follow(services, campaign_id, start))
+    return ServerSentEvent(_follow(services, campaign_id, start, plain, with_board))
+
+
+class BoardMessage(msgspec.Struct, frozen=True, kw_only=True):
+    """The stream's ``board`` message: the board as of event ``version``."""
+
+    type: Literal["board"] = "board"
+    version: int
+    board: Board
 
 
 async def _follow(
-    services: ServicesDep, campaign_id: FromPath[UUID], last: int
+    services: ServicesDep, campaign_id: FromPath[UUID], last: int, plain: bool = False,
+    with_board: bool = False,
 ) -> AsyncGenerator[ServerSentEventMessage, None]:
     encoder = msgspec.json.Encoder()
     subscriber = await services.channels.subscribe([channel(campaign_id)])
@@ -515,11 +553,19 @@ async def _follow(
             for record in records:
                 out: EventOut = event_out(record)
                 yield ServerSentEventMessage(
-                    data=encoder.encode(out).decode(), event=out.type, id=out.position
+                    data=encoder.encode(out).decode(), event=None if plain else out.type,
+                    id=out.position,
                 )
                 last = out.position
             if len(records) == 200:
                 continue
+            if records and with_board:
+                state = await in_thread(services.campaigns.state, campaign_id, last)
+                message = BoardMessage(version=last, board=board(state))
+                yield ServerSentEventMessage(
+                    data=encoder.encode(message).decode(), event=None if plain else "board",
+                    id=last,
+                )
             with anyio.move_on_after(KEEPALIVE) as waited:
                 async for _ in subscriber.iter_events():
                     break
@@ -585,6 +631,24 @@ def channels_backend(environ: Mapping[str, str]) -> ChannelsBackend:
     from redis.asyncio import Redis
 
     return RedisChannelsPubSubBackend(redis=Redis.from_url(url))
+
+
+def cors_config(environ: Mapping[str, str]) -> CORSConfig | None:
+    """CORS for clients served from other origins: off unless ``CAPES_CORS_ORIGINS`` lists
+    them (comma-separated, e.g. ``https://table.example``; ``*`` for any). Tokens travel in
+    the ``Authorization`` header, so no credentials (cookies) are allowed across origins."""
+    origins = [o.strip() for o in environ.get("CAPES_CORS_ORIGINS", "").split(",") if o.strip()]
+    if not origins:
+        return None
+    return CORSConfig(
+        allow_origins=origins,
+        allow_methods=["GET", "POST", "OPTIONS"],
+        allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
+        expose_headers=["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
+                        "Retry-After", "Content-Disposition"],
+        allow_credentials=False,
+        max_age=600,
+    )
 
 
 def create_server() -> Litestar:
@@ -660,6 +724,8 @@ def create_app(
         handlers.append(assets)
     return Litestar(
         route_handlers=handlers,
+        template_config=TemplateConfig(directory=TEMPLATES, engine=JinjaTemplateEngine),
+        cors_config=cors_config(environ),
         dependencies={
             "services": Provide(lambda: services, use_cache=True, sync_to_thread=False),
             "actor": Provide(provide_actor),

@@ -260,16 +260,19 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(environ: Mapping[str, str], log: Path, workers: int = 1) -> Iterator[str]:
-    """``uvicorn api.web:create_server`` (as ``capes serve`` runs it) on 127.0.0.1 with
-    ``environ`` laid over this process's; yields its base URL once it answers, and stops it
-    (and its workers) afterwards."""
+def server(environ: Mapping[str, str], log: Path, workers: int = 1,
+           factory: str = "api.web:create_server", log_level: str = "warning") -> Iterator[str]:
+    """``uvicorn api.web:create_server`` (as ``capes serve`` runs it, or another ``factory``
+    importable from the project's root or ``tests/``) on 127.0.0.1 with ``environ`` laid over
+    this process's; yields its base URL once it answers, and stops it (and its workers)
+    afterwards. ``log_level="info"`` logs every request line too."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
     env.update({"CAPES_RATE_LIMIT": "0", **environ})
-    command = [sys.executable, "-m", "uvicorn", "api.web:create_server", "--factory",
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests")])
+    command = [sys.executable, "-m", "uvicorn", factory, "--factory",
                "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
-               "--log-level", "warning"]
+               "--log-level", log_level]
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)

@@ -1,0 +1,1 @@
+"""HTTP routes by concern: each module has ``HANDLERS``, registered by the app."""
