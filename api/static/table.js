@@ -56,16 +56,20 @@
     pass_claiming: ["Pass (claiming)", []],
     start_turn: ["Start a turn", [["character", "my-character", "Character"]]],
     end_free_play: ["End free play", []],
-    roll_overdrawn: ["Roll for an Overdrawn Drive", [["character", "my-character", "Character"]]],
+    roll_overdrawn: ["Roll for an Overdrawn Drive", [["character", "my-character", "Character"],
+      ["drive", "drive", "Drive"]]],
     pass_turn: ["Pass the turn", []],
     roll_die: ["Roll a die", [["ability", "ability", "Ability"],
-      ["conflict", "conflict", "Conflict"], ["die", "die", "Die"]]],
+      ["conflict", "conflict", "Conflict"], ["die", "die", "Die"],
+      ["drive", "drive", "Drive taking the Debt (super abilities)"]]],
     raise_inspiration: ["Raise an Inspiration", [["ability", "ability", "Ability"],
-      ["inspiration", "inspiration", "Inspiration"]]],
+      ["inspiration", "inspiration", "Inspiration"],
+      ["drive", "drive", "Drive taking the Debt (super abilities)"]]],
     accept_roll: ["Accept the roll", []],
     reject_roll: ["Reject the roll", []],
     react: ["React", [["character", "my-character", "Character"],
-      ["ability", "ability", "Ability"]]],
+      ["ability", "ability", "Ability"],
+      ["drive", "drive", "Drive taking the Debt (super abilities)"]]],
     pass_reaction: ["Pass (no reaction)", []],
     narrate: ["Narrate", [["text", "text", "What happens"],
       ["and_then", "bool", "This completes the “And Then”", true]]],
@@ -103,6 +107,13 @@
         return S.characters.filter((x) => !(x.id in b.cast)).map((x) => [x.id, x.name]);
       case "my-character":
         return myCharacters().map((x) => [x.id, x.name]);
+      case "drive": {
+        const who = form && form.elements.character
+          ? S.characters.find((x) => x.id === Number(form.elements.character.value))
+          : turnCharacter();
+        return [["", "(ask me when it matters)"],
+          ...(who ? who.drives.map((d) => [d.name, `${d.name} (Debt ${d.debt})`]) : [])];
+      }
       case "ability": {
         const who = form && form.elements.character
           ? S.characters.find((x) => x.id === Number(form.elements.character.value))
@@ -131,27 +142,31 @@
 
   function moveForm(type) {
     const [label, fields] = MOVES[type] || [human(type), []];
-    const form = el("form", { class: "move", dataset: { move: type } });
+    const form = el("form", { class: fields.length ? "move" : "move quick", dataset: { move: type } });
+    const box = el("div", { class: "fields" });
+    if (fields.length) form.append(el("h3", {}, label), box);
     for (const [name, kind, text, initial] of fields) {
       const id = `mv-${type}-${name}`;
+      const cell = el("div", { class: "field" });
+      box.append(cell);
       if (kind === "bool") {
-        form.append(el("label", { class: "check" },
+        cell.append(el("label", { class: "check" },
           el("input", { type: "checkbox", id, name, checked: !!initial }), " " + text));
         continue;
       }
-      form.append(el("label", { for: id }, text));
+      cell.append(el("label", { for: id }, text));
       if (kind === "text" || kind === "count" || kind === "dice") {
-        form.append(el("input", { id, name, autocomplete: "off",
+        cell.append(el("input", { id, name, autocomplete: "off",
           type: kind === "count" ? "number" : "text", min: kind === "count" ? 1 : null,
           value: initial === undefined ? (kind === "count" ? 1 : "") : initial }));
       } else if (kind === "names") {
-        const select = el("select", { id, name, multiple: true, size: 2 });
+        const select = el("select", { id, name, multiple: true, size: 3 });
         select.replaceChildren(...S.characters.map((x) => el("option", { value: x.id }, x.name)));
-        form.append(select);
+        cell.append(select);
       } else {
         const select = el("select", { id, name, dataset: { kind } });
         fillSelect(select, kind, form);
-        form.append(select);
+        cell.append(select);
       }
     }
     form.addEventListener("change", (ev) => {
@@ -181,7 +196,7 @@
       } else if (name === "side0" || name === "side1") {
         command.sides = [form.elements.side0.value || "For", form.elements.side1.value || "Against"];
       } else if (input.value === "") continue;
-      else if (["text", "ability", "kind"].includes(kind) || kind === "text") command[name] = input.value;
+      else if (["text", "ability", "kind", "drive"].includes(kind)) command[name] = input.value;
       else command[name] = Number(input.value);
     }
     if (type === "narrate" && !command.text) command.text = $("narration").value;
@@ -278,6 +293,7 @@
     }
     const forms = types.map(moveForm);
     forms.push(sayForm());
+    forms.sort((a, b) => b.classList.contains("quick") - a.classList.contains("quick"));
     for (const f of forms) {
       for (const [name, value] of Object.entries(kept[f.dataset.move] || {})) {
         const input = f.elements[name];
@@ -292,7 +308,7 @@
 
   /* Narration at any time (table talk, a description): the ``narrate`` command. */
   function sayForm() {
-    const form = el("form", { class: "move say", dataset: { move: "say" } },
+    const form = el("form", { class: "move quick say", dataset: { move: "say" } },
       el("button", { type: "submit" }, "Say it (narration only)"));
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
@@ -325,7 +341,7 @@
     }
     const cast = Object.entries(b.cast).map(([ch, seat]) => `${charName(Number(ch))} (${player(seat)})`);
     $("scene-line").replaceChildren(el("span", {}, bits.join(" · ")),
-      cast.length ? el("span", { class: "cast" }, " Cast: " + cast.join(", ")) : "");
+      cast.length ? el("span", { class: "cast" }, "Cast: " + cast.join(", ")) : "");
     $("conflicts").replaceChildren(...b.conflicts.map(conflictCard));
     if (!b.conflicts.length) $("conflicts").append(el("p", { class: "hint" }, "No conflicts on the table."));
   }
@@ -512,7 +528,7 @@
       return el("li", { class: "seat", dataset: { seat } },
         el("label", { for: id }, `${name}’s invitation link (seat ${seat})`),
         el("div", { class: "row" },
-          el("input", { id, readonly: true, value: links[seat] || "(issue a new link)", class: "link" }),
+          el("input", { id, readonly: true, value: links[seat] || "", placeholder: "(not in this browser: issue a new link)", class: "link" }),
           el("button", { type: "button", class: "secondary", onclick: () => copy(id) }, "Copy"),
           el("button", { type: "button", class: "secondary", onclick: () => newLink(seat) }, "New link")));
     }));
@@ -546,8 +562,7 @@
       const taken = await call("POST", "/seats", { name });
       saveLink(taken.seat, taken.token);
       $("invite-name").value = "";
-      S.board.players = [...S.board.players, name];
-      renderOwner();
+      // The seat shows with its link when the stream brings the new board.
     } catch (err) { $("invite-error").textContent = problemText(err); }
   });
 
@@ -744,7 +759,8 @@
       command.drives = Object.fromEntries(DRIVES.map((d) => [d, Number(f.get(`drive-${d}`) || 0)]).filter(([, n]) => n > 0));
     }
     try {
-      await call("POST", "/commands", { command, narration: $("narration").value });
+      const done = await call("POST", "/commands", { command, narration: $("narration").value });
+      document.body.dataset.applied = done.version;
       $("narration").value = "";
       chForm.reset();
       for (const part of chForm.querySelectorAll("[data-method]")) part.hidden = part.dataset.method !== "freeform";
@@ -760,7 +776,8 @@
     const f = ev.target.elements;
     $("exemplar-error").textContent = "";
     try {
-      await call("POST", "/commands", { command: { type: "link_exemplar", character: Number(f.character.value), exemplar: Number(f.exemplar.value), drive: f.drive.value }, narration: $("narration").value });
+      const done = await call("POST", "/commands", { command: { type: "link_exemplar", character: Number(f.character.value), exemplar: Number(f.exemplar.value), drive: f.drive.value }, narration: $("narration").value });
+      document.body.dataset.applied = done.version;
       $("narration").value = "";
     } catch (err) { $("exemplar-error").textContent = problemText(err); }
   });

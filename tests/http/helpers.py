@@ -229,7 +229,7 @@ def sse_messages(response: httpx.Response) -> Iterator[Message]:
         if not line:
             if "data" in fields:
                 data = msgspec.json.decode(fields["data"])
-                yield Message(int(fields["id"]), fields["event"], data)
+                yield Message(int(fields["id"]), fields.get("event", ""), data)
             fields = {}
         elif not line.startswith(":"):
             name, _, value = line.partition(":")
