@@ -1,7 +1,11 @@
-"""The application layer of the Capes table server: the event store and the command path.
+"""The HTTP API of the Capes table server (Litestar).
 
-``api.application.Campaigns`` is the composition point: it stores each campaign as a stream of
-:class:`~api.records.Recorded` envelopes (encoded with msgspec by :mod:`api.mapper`) in the
-store chosen by :mod:`api.config`, and decides commands with the campaign's edition of the rules
-(:mod:`domain`). The HTTP app sits on top of it and knows nothing of eventsourcing.
+- :mod:`api.app` — the app factory (the composition root of the server);
+- :mod:`api.services` — what handlers share: the services, authentication, running a command;
+- :mod:`api.routes` — one module per group of routes (lobby, play, queries, record, read
+  models, audit);
+- :mod:`api.schemas` — request and response bodies; :mod:`api.problems` — problem details.
+
+It sits on top of the application layer (:mod:`application`) and the read models
+(:mod:`projections`), and knows nothing of eventsourcing.
 """

@@ -9,12 +9,11 @@ from uuid import UUID
 
 import msgspec
 
+from application.records import Recorded
 from domain.capes.commands import COMMAND_TYPES, SeatCommand
 from domain.capes.events import EVENT_TYPES
 from domain.record import RECORD_EVENT_TYPES, Record, TableOptions, is_reverted
 from domain.record.commands import AddSeed, Undo, Vote, WithdrawDispute
-
-from .records import Recorded
 
 #: Every command a seated player can send (tagged by ``type``: ``roll_die``, ``stake_debt``…).
 

@@ -43,7 +43,7 @@ from .stats import chi_square
 from .views import Op, PostgresView, SQLiteView, iso
 
 if TYPE_CHECKING:
-    from api.aggregate import Campaign
+    from application.aggregate import Campaign
 
 NAME = "analytics"
 TABLE = "capes_facts"

@@ -14,7 +14,7 @@ from .model import DocumentModel, document_ddl
 from .views import PostgresView, SQLiteView
 
 if TYPE_CHECKING:
-    from api.aggregate import Campaign
+    from application.aggregate import Campaign
 
 NAME = "ledgers"
 _encode = msgspec.json.Encoder().encode

@@ -22,9 +22,9 @@ from eventsourcing.projection import Projection
 from .views import PostgresView, SQLiteView, View
 
 if TYPE_CHECKING:
-    from api.aggregate import Campaign
-    from api.application import Campaigns
-    from api.records import Recorded
+    from application.aggregate import Campaign
+    from application.campaigns import Campaigns
+    from application.records import Recorded
 
     from .views import Op
 

@@ -28,7 +28,7 @@ from .model import Change, Folds, ReadModel
 from .views import Write, write_all
 
 if TYPE_CHECKING:
-    from api.application import Campaigns
+    from application.campaigns import Campaigns
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from .timeline import TimelineModel
 from .views import open_factory, open_view
 
 if TYPE_CHECKING:
-    from api.application import Campaigns
+    from application.campaigns import Campaigns
 
 #: Every read model, by name, in the order they are run.
 MODELS: dict[str, type[ReadModel]] = {

@@ -22,31 +22,33 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import uvicorn
 
-from api import web
+from api import app as server
+from api import services
+from api.routes import play
 from api.schemas import Applied
 
 FLAG = Path(os.environ.get("CAPES_BENCH_STUB", "/nonexistent"))
-_real = web._apply
+_real = services.apply_command
 _stubbed = False
 
 
-async def _apply(services: Any, campaign_id: Any, command: Any, narration: str = "",
+async def _apply(state: Any, campaign_id: Any, command: Any, narration: str = "",
                  expected_version: int | None = None) -> Applied:
     global _stubbed
     if _stubbed or FLAG.exists():
         _stubbed = True
-        await web._announce(services, campaign_id)
+        await services.announce(state, campaign_id)
         return Applied(version=1, events=(), position=1)
-    return await _real(services, campaign_id, command, narration, expected_version)
+    return await _real(state, campaign_id, command, narration, expected_version)
 
 
-# run_command looks _apply up in its module's globals.
-web.run_command.fn.__globals__["_apply"] = _apply
+# run_command looks apply_command up in its module's globals.
+play.run_command.fn.__globals__["apply_command"] = _apply
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
-    uvicorn.run(web.create_server, factory=True, host=args.host, port=args.port, workers=1,
+    uvicorn.run(server.create_server, factory=True, host=args.host, port=args.port, workers=1,
                 log_level="warning")

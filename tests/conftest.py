@@ -22,9 +22,9 @@ from hypothesis import settings
 from psycopg import sql
 from stores import POSTGRES_URL, MakeApp, TickingClock, conninfo, in_ci, postgres_problem
 
-from api.application import Campaigns
-from api.config import persistence_env
-from api.dice import SeededDice
+from application.campaigns import Campaigns
+from application.config import persistence_env
+from application.dice import SeededDice
 
 # CI replays the same examples every run (a submission must not pass or fail by chance);
 # local runs keep exploring new ones, and hypothesis keeps any failure it finds.

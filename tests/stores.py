@@ -10,8 +10,8 @@ from typing import Any
 
 import psycopg
 
-from api.application import Campaigns
-from api.config import persistence_env
+from application.campaigns import Campaigns
+from application.config import persistence_env
 
 #: The PostgreSQL server the postgres tests use.
 POSTGRES_URL = os.environ.get("CAPES_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")

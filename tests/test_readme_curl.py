@@ -32,7 +32,7 @@ def test_the_readme_curl_session_plays_the_first_turns_of_a_scene(tmp_path: Path
     env = dict(os.environ, CAPES_DB=str(tmp_path / "readme.sqlite"), CAPES_RATE_LIMIT="0")
     env.pop("CAPES_DATABASE_URL", None)
     server = subprocess.Popen(
-        [sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--log-level", "warning"],
+        [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--log-level", "warning"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     try:

@@ -1,1 +1,1 @@
-"""HTTP routes by concern: each module has ``HANDLERS``, registered by the app."""
+"""The HTTP routes, one module per group; each has ``HANDLERS``, registered by :mod:`api.app`."""

@@ -27,8 +27,8 @@ from litestar.params import FromPath
 from litestar.response import Template
 from litestar.static_files import create_static_files_router
 
-from .. import problems
-from ..web import SESSION_COOKIE, ActorDep, _token
+from api import problems
+from api.services import SESSION_COOKIE, ActorDep, _token
 
 HERE = Path(__file__).resolve().parent.parent
 #: The Jinja2 templates of the pages.

@@ -18,9 +18,9 @@ from uuid import UUID
 
 import msgspec
 
-from api.application import Campaigns
-from api.chain import linked
-from api.mapper import MsgspecMapper
+from application.campaigns import Campaigns
+from application.chain import linked
+from application.mapper import MsgspecMapper
 from domain.capes import commands as c
 from domain.capes.moves import candidates, with_choice
 from domain.errors import ChoiceRequired, DomainError
@@ -181,7 +181,7 @@ def rewrite_raw(db: Path, campaign: UUID, position: int,
                 change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
     """Change the stored JSON body at ``position`` and re-chain it and every body after it,
     working on the stored JSON alone (as a store written by older code would hold it)."""
-    from api.chain import canonical, genesis, link
+    from application.chain import canonical, genesis, link
 
     with sqlite3.connect(db) as conn:
         rows = conn.execute(

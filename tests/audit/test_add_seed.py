@@ -10,8 +10,8 @@ import pytest
 from fair_play import MEMORY, new_table, play_until, rolls
 from litestar.testing import TestClient
 
-from api.application import Campaigns
-from api.web import create_app
+from api.app import create_app
+from application.campaigns import Campaigns
 from domain.capes import commands as c
 from domain.errors import NotPermitted, RuleViolation
 from domain.record import Record, SceneDice

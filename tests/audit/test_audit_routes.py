@@ -9,9 +9,9 @@ from typing import Any
 from fair_play import blob, played, positions_of, sqlite_env, write
 from litestar.testing import TestClient
 
-from api.application import Campaigns
-from api.credentials import Keyring
-from api.web import create_app
+from api.app import create_app
+from application.campaigns import Campaigns
+from application.credentials import Keyring
 
 
 def test_the_verify_route_reports_for_any_token_and_finds_a_tampered_event(

@@ -14,10 +14,10 @@ import pyarrow.parquet as pq
 import pytest
 from fair_play import new_table, play_until, played, sqlite_env
 
-from api.application import Campaigns
-from api.audit import stored_campaign_ids, stored_entries, verify, verify_stored
-from api.cli import main
-from api.transfer import COLUMNS, read
+from application.audit import stored_campaign_ids, stored_entries, verify, verify_stored
+from application.campaigns import Campaigns
+from application.transfer import COLUMNS, read
+from cli.main import main
 from domain.record.events import ImportedFrom
 
 
@@ -77,8 +77,8 @@ def test_the_http_export_is_the_cli_export(
     """The route and the command write the same bytes; parquet over HTTP too."""
     from litestar.testing import TestClient
 
-    from api.credentials import Keyring
-    from api.web import create_app
+    from api.app import create_app
+    from application.credentials import Keyring
 
     campaigns = Campaigns(store)
     keyring = Keyring(dict(campaigns.env))

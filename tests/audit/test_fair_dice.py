@@ -21,10 +21,10 @@ from fair_play import (
     types,
 )
 
-from api.application import Campaigns
-from api.audit import verify_stored
-from api.dice import ScriptedDice
-from api.fair import LIMIT, derive, message
+from application.audit import verify_stored
+from application.campaigns import Campaigns
+from application.dice import ScriptedDice
+from application.fair import LIMIT, derive, message
 from domain.capes import commands as c
 from domain.record.commands import Undo
 from domain.record.events import DiceCommitted, DiceRevealed, SeatSeedAdded

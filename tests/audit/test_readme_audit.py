@@ -10,9 +10,9 @@ from typing import Any
 
 from fair_play import played
 
-from api.application import Campaigns
-from api.audit import stored_entries, verify_stored
-from api.transfer import export
+from application.audit import stored_entries, verify_stored
+from application.campaigns import Campaigns
+from application.transfer import export
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

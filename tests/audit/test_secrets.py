@@ -20,10 +20,10 @@ import pytest
 from fair_play import abilities, sqlite_env
 from litestar.testing import TestClient
 
-from api.application import Campaigns
-from api.cli import main
-from api.credentials import Keyring
-from api.web import create_app
+from api.app import create_app
+from application.campaigns import Campaigns
+from application.credentials import Keyring
+from cli.main import main
 from domain.capes.moves import candidates
 from domain.record.commands import AddSeed
 

@@ -22,9 +22,9 @@ from fair_play import (
     write,
 )
 
-from api.application import Campaigns
-from api.audit import verify_stored
-from api.cli import main
+from application.audit import verify_stored
+from application.campaigns import Campaigns
+from cli.main import main
 from domain.capes import commands as c
 from domain.record.events import DiceRevealed
 

@@ -8,9 +8,9 @@ import os
 
 from litestar import Litestar
 
-from api.application import open_campaigns
-from api.dice import ScriptedDice
-from api.web import create_app
+from api.app import create_app
+from application.campaigns import open_campaigns
+from application.dice import ScriptedDice
 
 #: The dice, comma-separated (default: the demo's, then a few spare ones).
 DICE = "CAPES_TEST_DICE"

@@ -24,7 +24,7 @@ import msgspec
 import pytest
 from helpers import DEMO_STEPS, TIMEOUT, server
 
-from api.demo import DEMO_DICE, NIGHTJAR_BUILD
+from cli.demo import DEMO_DICE, NIGHTJAR_BUILD
 from domain.capes import commands as c
 
 pytestmark = pytest.mark.browser

@@ -23,11 +23,11 @@ import httpx
 import msgspec
 from litestar.testing import TestClient
 
-from api.application import Campaigns
-from api.demo import SCRIPT
-from api.dice import DiceSource
+from api.app import create_app
 from api.schemas import CommandRequest
-from api.web import create_app
+from application.campaigns import Campaigns
+from application.dice import DiceSource
+from cli.demo import SCRIPT
 from domain.capes import commands as c
 
 JSON = dict[str, Any]
@@ -42,7 +42,7 @@ DEMO_STEPS: tuple[tuple[str, c.SeatCommand], ...] = tuple(
     if isinstance(command, c.SeatCommand)
 )
 assert len(DEMO_STEPS) + len(DEMO_PLAYERS) == len(SCRIPT), "the demo has unexpected steps"
-#: ``starting_tokens`` of the demo campaign (``api.demo.play_demo`` opens it with 1).
+#: ``starting_tokens`` of the demo campaign (``cli.demo.play_demo`` opens it with 1).
 DEMO_TOKENS = 1
 
 
@@ -261,8 +261,8 @@ def free_port() -> int:
 
 @contextmanager
 def server(environ: Mapping[str, str], log: Path, workers: int = 1,
-           factory: str = "api.web:create_server", log_level: str = "warning") -> Iterator[str]:
-    """``uvicorn api.web:create_server`` (as ``capes serve`` runs it, or another ``factory``
+           factory: str = "api.app:create_server", log_level: str = "warning") -> Iterator[str]:
+    """``uvicorn api.app:create_server`` (as ``capes serve`` runs it, or another ``factory``
     importable from the project's root or ``tests/``) on 127.0.0.1 with ``environ`` laid over
     this process's; yields its base URL once it answers, and stops it (and its workers)
     afterwards. ``log_level="info"`` logs every request line too."""

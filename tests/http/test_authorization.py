@@ -23,9 +23,9 @@ from helpers import (
 )
 from litestar.testing import TestClient
 
-from api.config import persistence_env
-from api.credentials import digest
 from api.schemas import SEAT_COMMANDS
+from application.config import persistence_env
+from application.credentials import digest
 from domain.capes import commands as c
 
 COMMANDS = [pytest.param(t, id=msgspec.inspect.type_info(t).tag) for t in SEAT_COMMANDS]

@@ -16,10 +16,10 @@ import pytest
 from helpers import ROOT, app_client, bearer, open_campaign
 from litestar.testing import TestClient
 
-from api.config import persistence_env
-from api.credentials import Keyring
 from api.routes.pages import STATIC, TEMPLATES
-from api.web import SESSION_COOKIE
+from api.services import SESSION_COOKIE
+from application.config import persistence_env
+from application.credentials import Keyring
 
 #: Scripts and styles of the pages, in bytes (the issue's budget: under 100 KB).
 PAGE_WEIGHT = 100 * 1024
@@ -143,8 +143,8 @@ def test_cors_is_off_unless_origins_are_configured() -> None:
             "/campaigns", headers=preflight).headers
     from litestar.testing import TestClient as Client
 
-    from api.application import Campaigns
-    from api.web import create_app
+    from api.app import create_app
+    from application.campaigns import Campaigns
 
     app = create_app(Campaigns(env), environ={"CAPES_CORS_ORIGINS": "https://table.example"},
                      rate_limit=0)

@@ -28,11 +28,11 @@ from helpers import (
     play_until,
 )
 
-from api.application import Campaigns
-from api.config import persistence_env
-from api.demo import DEMO_DICE
-from api.dice import ScriptedDice
-from api.web import MAX_BODY
+from api.services import MAX_BODY
+from application.campaigns import Campaigns
+from application.config import persistence_env
+from application.dice import ScriptedDice
+from cli.demo import DEMO_DICE
 from domain.capes import commands as c
 
 ANA, BEN, CLEO = 1, 2, 3

@@ -10,10 +10,10 @@ import pytest
 from helpers import DEMO_STEPS, Table, app_client, bearer, demo_table, play_until
 from litestar.testing import TestClient
 
-from api.application import Campaigns
-from api.config import persistence_env
-from api.demo import DEMO_DICE
-from api.dice import ScriptedDice
+from application.campaigns import Campaigns
+from application.config import persistence_env
+from application.dice import ScriptedDice
+from cli.demo import DEMO_DICE
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""api.config: the project's variables become eventsourcing settings, in one place."""
+"""application.config: the project's variables become eventsourcing settings, in one place."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from api.config import persistence_env
+from application.config import persistence_env
 
 
 def test_a_database_url_selects_postgresql_with_every_part_of_the_url() -> None:

@@ -1,10 +1,10 @@
-"""api.dice: where the server's dice come from."""
+"""application.dice: where the server's dice come from."""
 
 from __future__ import annotations
 
 import pytest
 
-from api.dice import DiceSource, ScriptedDice, SecretsDice, SeededDice
+from application.dice import DiceSource, ScriptedDice, SecretsDice, SeededDice
 
 
 def test_secrets_dice_roll_every_face_and_nothing_else() -> None:

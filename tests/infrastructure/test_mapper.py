@@ -1,4 +1,4 @@
-"""api.mapper: events stored as msgspec JSON, typed back per topic."""
+"""application.mapper: events stored as msgspec JSON, typed back per topic."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from uuid import UUID, uuid4
 import pytest
 from eventsourcing.persistence import MapperDeserialisationError, StoredEvent
 
-from api.mapper import MsgspecMapper, SnapshotDecodeError, topic
-from api.records import Recorded, Snapshot
+from application.mapper import MsgspecMapper, SnapshotDecodeError, topic
+from application.records import Recorded, Snapshot
 from domain.capes.events import CampaignClosed, PlayerSeated
 from domain.editions import get_edition
 

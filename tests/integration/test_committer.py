@@ -1,4 +1,5 @@
-"""The server's writer (api.committer): one thread, commands committed in groups, on real stores.
+"""The server's writer (application.committer): one thread, commands committed in groups, on real
+stores.
 
 To have several commands queued at once, a test first queues a call that holds the writer
 until they are all in: the writer then takes them as one group.
@@ -15,9 +16,9 @@ from uuid import UUID
 import pytest
 from stores import MakeApp
 
-from api.application import Campaigns, Outcome
-from api.committer import Committer
-from api.errors import CampaignConflict
+from application.campaigns import Campaigns, Outcome
+from application.committer import Committer
+from application.errors import CampaignConflict
 from domain.capes.commands import CreateCampaign, FrameScene, SeatPlayer
 from domain.errors import DomainError, InvalidReference, NotPermitted, RuleViolation
 

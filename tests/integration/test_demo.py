@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from stores import MakeApp
 
-from api.application import Campaigns
-from api.cli import main
-from api.demo import demo_dice, play_demo
+from application.campaigns import Campaigns
+from cli.demo import demo_dice, play_demo
+from cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -63,8 +63,8 @@ def test_capes_demo_prints_the_board_after_every_page_and_stores_the_campaign(
 _STATES_SCRIPT = """
 import sys
 import msgspec
-from api.application import Campaigns
-from api.demo import demo_dice, play_demo
+from application.campaigns import Campaigns
+from cli.demo import demo_dice, play_demo
 app = Campaigns({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": sys.argv[1]},
                 dice=demo_dice(), snapshot_interval=1)
 campaign = play_demo(app, out=lambda _: None)

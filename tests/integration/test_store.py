@@ -10,9 +10,9 @@ from uuid import UUID, uuid4
 import pytest
 from stores import MakeApp, TickingClock
 
-from api.application import Campaigns, Outcome, open_campaigns
-from api.errors import CampaignConflict, CampaignNotFound, VersionNotFound
-from api.records import Recorded, Snapshot
+from application.campaigns import Campaigns, Outcome, open_campaigns
+from application.errors import CampaignConflict, CampaignNotFound, VersionNotFound
+from application.records import Recorded, Snapshot
 from domain.capes.commands import CloseCampaign, CreateCampaign, FrameScene, SeatPlayer
 from domain.capes.events import CampaignCreated, PlayerSeated
 from domain.edition import fold

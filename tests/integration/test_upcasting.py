@@ -9,9 +9,9 @@ import msgspec
 from eventsourcing.persistence import StoredEvent
 from stores import MakeApp
 
-from api.application import Campaigns
-from api.config import persistence_env
-from api.demo import demo_dice, play_demo
+from application.campaigns import Campaigns
+from application.config import persistence_env
+from cli.demo import demo_dice, play_demo
 from domain.capes.events import DieRolled
 
 

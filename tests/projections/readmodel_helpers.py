@@ -8,7 +8,7 @@ from collections import Counter
 from typing import Any
 from uuid import UUID
 
-from api.application import Campaigns
+from application.campaigns import Campaigns
 from domain.capes import commands as c
 from domain.capes import events as e
 from domain.capes.moves import candidates, with_choice

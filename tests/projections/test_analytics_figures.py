@@ -10,9 +10,9 @@ from uuid import UUID
 import pytest
 from stores import MakeApp
 
-from api.application import Campaigns
-from api.demo import ANA, BEN, CLEO, DEMO_DICE, play_demo
-from api.dice import ScriptedDice
+from application.campaigns import Campaigns
+from application.dice import ScriptedDice
+from cli.demo import ANA, BEN, CLEO, DEMO_DICE, play_demo
 from projections.analytics import Analytics
 from projections.charts import CHARTS, chart
 from projections.service import ReadModels

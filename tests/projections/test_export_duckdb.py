@@ -9,16 +9,16 @@ from typing import Any
 import duckdb
 import pytest
 
-from api.application import Campaigns
-from api.cli import main
-from api.config import persistence_env
-from api.demo import DEMO_DICE, play_demo
-from api.dice import ScriptedDice
+from application.campaigns import Campaigns
+from application.config import persistence_env
+from application.dice import ScriptedDice
+from cli.demo import DEMO_DICE, play_demo
+from cli.main import main
 from projections.service import ReadModels
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 # ``capes export`` (issue 6) is written beside the read models; until it is in, this waits.
-pytest.importorskip("api.transfer", reason="capes export is not in this tree yet")
+pytest.importorskip("application.transfer", reason="capes export is not in this tree yet")
 
 
 def readme_query() -> str:

@@ -20,12 +20,12 @@ import msgspec
 import pytest
 from litestar.testing import TestClient
 
-from api.application import Campaigns
-from api.cli import main
-from api.config import persistence_env
-from api.demo import DEMO_DICE, play_demo
-from api.dice import ScriptedDice, SeededDice
-from api.web import create_app
+from api.app import create_app
+from application.campaigns import Campaigns
+from application.config import persistence_env
+from application.dice import ScriptedDice, SeededDice
+from cli.demo import DEMO_DICE, play_demo
+from cli.main import main
 from domain.capes import commands as c
 from domain.capes.views import board
 from projections.service import MODELS, ReadModels
@@ -311,7 +311,7 @@ def test_capes_projections_run_follows_the_log_until_stopped(tmp_path: Path) -> 
     campaigns = Campaigns(persistence_env({"CAPES_DB": str(db)}), dice=ScriptedDice(DEMO_DICE))
     play_demo(campaigns, out=lambda _: None)
     head = campaigns.recorder.max_notification_id() or 0
-    runner = subprocess.Popen([sys.executable, "-m", "api.cli", "projections", "run"],
+    runner = subprocess.Popen([sys.executable, "-m", "cli.main", "projections", "run"],
                               cwd=ROOT, env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
     watcher = ReadModels(campaigns, runs=False)

@@ -23,8 +23,8 @@ from readmodel_helpers import (
 )
 from stores import MakeApp
 
-from api.application import Campaigns
-from api.dice import ScriptedDice, SeededDice
+from application.campaigns import Campaigns
+from application.dice import ScriptedDice, SeededDice
 from domain.capes import commands as c
 from domain.capes.views import board
 from domain.record.commands import OpenDispute, Undo, Vote

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.application import Campaigns
-from api.dice import ScriptedDice, SeededDice
+from application.campaigns import Campaigns
+from application.dice import ScriptedDice, SeededDice
 from domain.capes import EDITION
 from domain.capes import commands as c
 from domain.capes.views import board

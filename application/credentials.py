@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import sys
 from threading import Lock
 from typing import Any
 from uuid import UUID
@@ -19,7 +20,11 @@ import msgspec
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
-from eventsourcing.utils import EnvType, get_topic
+from eventsourcing.utils import EnvType, get_topic, register_topic
+
+# Stores written before the layout of issue 10 name this module's aggregate events by their
+# old module ("api.credentials:…"): they resolve here.
+register_topic("api.credentials", sys.modules[__name__])
 
 #: seat value of the owner's token
 OWNER = 0

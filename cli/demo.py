@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from uuid import UUID
 
+from application.campaigns import Campaigns
+from application.dice import ScriptedDice
 from domain.capes import commands as c
 from domain.capes.events import PageEnded
 from domain.capes.views import board, ledgers
 
-from .application import Campaigns
-from .dice import ScriptedDice
 from .render import board_text, ledgers_text
 
 #: The dice the script needs, in the order it rolls them.

@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 from uuid import UUID
 
 from .aggregate import Campaign
-from .application import Campaigns, Outcome, Staged
+from .campaigns import Campaigns, Outcome, Staged
 from .errors import CampaignConflict
 
 log = logging.getLogger(__name__)

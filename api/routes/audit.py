@@ -1,10 +1,11 @@
 """HTTP routes that audit a campaign (R-FAIR-6, R-FAIR-7); any token of the campaign may use them.
 
-- ``GET /campaigns/{id}/verify[?head=N:CHAIN]``: the report of :func:`api.audit.verify_stored`
+- ``GET /campaigns/{id}/verify[?head=N:CHAIN]``: the report of
+  :func:`application.audit.verify_stored`
   (hash chain, commitments, every die of every revealed scene), always 200 when the campaign
   exists: ``ok`` says whether it all holds, ``discrepancy`` what failed first.
 - ``GET /campaigns/{id}/export?format=ndjson|parquet``: every event of the log
-  (:mod:`api.transfer`), as a download.
+  (:mod:`application.transfer`), as a download.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from litestar.openapi.spec import OpenAPIMediaType, Operation, Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.params import FromPath, QueryParameter
 
-from .audit import Report, stored_entries, verify_stored
-from .transfer import MEDIA_TYPES, export
-from .web import QUERY_PROBLEMS, ActorDep, ServicesDep, in_thread
+from api.services import QUERY_PROBLEMS, ActorDep, ServicesDep, in_thread
+from application.audit import Report, stored_entries, verify_stored
+from application.transfer import MEDIA_TYPES, export
 
 
 def _heads(head: str | None) -> list[tuple[int, str, str]]:

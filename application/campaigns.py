@@ -1,11 +1,12 @@
 """``Campaigns``: the event-sourced application that stores campaigns and runs commands on them.
 
 The command path is load → (check the expected version) → draw dice → ``decide`` → wrap the
-events in :class:`~api.records.Recorded` envelopes → save. A campaign is an immutable
-:class:`~api.aggregate.Campaign`, folded by :func:`~api.aggregate.project_campaign`, cached by
+events in :class:`~application.records.Recorded` envelopes → save. A campaign is an immutable
+:class:`~application.aggregate.Campaign`, folded by
+:func:`~application.aggregate.project_campaign`, cached by
 the library's aggregate cache and snapshotted every :data:`SNAPSHOT_INTERVAL` events.
 
-Nothing here reads ``os.environ`` except :func:`open_campaigns`, through :mod:`api.config`:
+Nothing here reads ``os.environ`` except :func:`open_campaigns`, through :mod:`application.config`:
 ``Campaigns(env)`` uses exactly the settings it is given (none: the in-memory store).
 """
 
@@ -50,7 +51,7 @@ from .records import Recorded, Snapshot
 from .sqlite_store import CampaignsSQLiteRecorder
 
 if TYPE_CHECKING:
-    from .audit import Entry
+    from .log import Entry
 
 log = logging.getLogger(__name__)
 
@@ -129,14 +130,16 @@ class Campaigns(Application[UUID]):
         *,
         snapshot_interval: int = SNAPSHOT_INTERVAL,
     ) -> None:
-        """A store of campaigns configured by ``env`` (see :func:`api.config.persistence_env`).
+        """A store of campaigns configured by ``env`` (see
+        :func:`application.config.persistence_env`).
 
         ``dice`` draws every die; by default the dice are provably fair, derived from each
-        scene's committed seed (R-FAIR-4, :mod:`api.fair`), while a source given here (tests,
+        scene's committed seed (R-FAIR-4, :mod:`application.fair`), while a source given here
+        (tests,
         the demo) is used as it is and its rolls are recorded as not derived. ``clock`` stamps
         the events (default: now, UTC); ``snapshot_interval`` is the number of events between
         snapshots (lowered by tests). The scenes' secret seeds are kept in a
-        :class:`~api.fair.DiceSeeds` application on the same store.
+        :class:`~application.fair.DiceSeeds` application on the same store.
         """
         if snapshot_interval < 1:
             raise ValueError("snapshot_interval must be at least 1")
@@ -163,14 +166,14 @@ class Campaigns(Application[UUID]):
     def construct_env(self, name: str, env: EnvType | None = None) -> Environment:
         """The class defaults plus ``env``; unlike the library's, os.environ is not merged in.
 
-        Storage settings come from api.config alone, so a stray ``POSTGRES_*`` or
+        Storage settings come from application.config alone, so a stray ``POSTGRES_*`` or
         ``CAMPAIGNS_*`` variable in the process environment cannot redirect the store.
         """
         settings = dict(type(self).env)
         settings["IS_SNAPSHOTTING_ENABLED"] = "y"
         settings.update(env or {})
         if settings.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite":
-            # The same table, a commit's events inserted in one call (see api.sqlite_store).
+            # The same table, a commit's events inserted in one call (see application.sqlite_store).
             settings.setdefault("APPLICATION_RECORDER_TOPIC", get_topic(CampaignsSQLiteRecorder))
         return Environment(name, settings)
 
@@ -413,7 +416,8 @@ class Campaigns(Application[UUID]):
         """Store a copy of campaign ``source``'s whole log under a new id (R-FAIR-7).
 
         ``log`` must be the source's events from position 1 as read from an export and verified
-        already (:func:`api.audit.verify`). Each copy is stored with the very JSON body of the
+        already (:func:`application.audit.verify`). Each copy is stored with the very JSON body of
+        the
         original, only chained anew from the new id, so the original's chain can still be
         re-derived from it; ``ImportedFrom`` then records the source, how many of its events
         were copied and the head of its verified chain, all in one transaction. A scene that
@@ -669,7 +673,8 @@ def open_campaigns(
 ) -> Campaigns:
     """The Campaigns store named by the process environment (or ``environ``).
 
-    See :mod:`api.config` for the variables read. ``settings`` are eventsourcing settings laid
+    See :mod:`application.config` for the variables read. ``settings`` are eventsourcing settings
+    laid
     over those (e.g. ``AGGREGATE_CACHE_MAXSIZE="0"``); the other arguments go to Campaigns.
     """
     env = persistence_env(environ)

@@ -21,13 +21,13 @@ from uuid import UUID
 
 import msgspec
 
+from application.campaigns import Campaigns, open_campaigns
 from domain.capes.diff import diff
 from domain.capes.views import board, ledgers
 from domain.errors import DomainError
 from domain.record import is_reverted
 from domain.record.commands import OpenDispute, SettleDispute, Undo, Vote
 
-from .application import Campaigns, open_campaigns
 from .render import board_text, ledgers_text
 
 

@@ -14,8 +14,8 @@ sorted, no ASCII escaping) of the event exactly as it is stored, plus its positi
 The hash is over the stored JSON, not over objects rebuilt from it, so it holds whatever code
 reads the event later (an event upcast to a newer shape keeps the chain of the shape it was
 written in) and arrays keep the order they were written in. These are exactly the ``time`` and
-``payload`` columns of an export (:mod:`api.transfer`), so anyone can recompute a chain from an
-export with any JSON library that sorts keys, e.g. Python's
+``payload`` columns of an export (:mod:`application.transfer`), so anyone can recompute a chain
+from an export with any JSON library that sorts keys, e.g. Python's
 ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``.
 The position and the previous chain are inside the hash, so altering, removing or reordering
 any event changes every chain after it.

@@ -16,15 +16,14 @@ from litestar import get, post
 from litestar.exceptions import NotFoundException, PermissionDeniedException
 from litestar.params import FromPath, JSONBody, QueryParameter
 
+from api import problems
+from api.schemas import Applied, EventOut, event_out
+from api.services import QUERY_PROBLEMS, ActorDep, ServicesDep, apply_command, in_thread
 from domain.capes.diff import Diff, diff
 from domain.capes.views import Board, board
 from domain.record import Record, TableOptions
 from domain.record.commands import SetTableOptions, SettleDispute
 from domain.record.model import Dispute
-
-from . import problems
-from .schemas import Applied, EventOut, event_out
-from .web import QUERY_PROBLEMS, ActorDep, ServicesDep, _apply, in_thread
 
 OWNER_PROBLEMS = problems.responses(400, 401, 403, 404, 409, 422, 429)
 
@@ -139,7 +138,7 @@ async def settle_dispute(
 ) -> Applied:
     """Only when the table's options let the owner settle alone (R-REC-4)."""
     _owner(actor)
-    return await _apply(services, campaign_id, SettleDispute(uphold=data.uphold))
+    return await apply_command(services, campaign_id, SettleDispute(uphold=data.uphold))
 
 
 @post(
@@ -157,7 +156,7 @@ async def set_options(
 ) -> Applied:
     """How disputes are settled: threshold, owner settling alone, time limit (R-REC-3/4)."""
     _owner(actor)
-    return await _apply(services, campaign_id, SetTableOptions(options=data))
+    return await apply_command(services, campaign_id, SetTableOptions(options=data))
 
 
 class ForkRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

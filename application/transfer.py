@@ -37,7 +37,7 @@ from eventsourcing.persistence import StoredEvent
 
 from domain.record import Record, is_reverted
 
-from .audit import Entry, entry
+from .log import Entry, entry
 from .mapper import MsgspecMapper
 
 Format = Literal["ndjson", "parquet"]
@@ -74,7 +74,7 @@ class Row(msgspec.Struct, frozen=True, kw_only=True):
 
 def rows(campaign_id: UUID, log: Iterable[Entry],
          record: Record | None = None) -> Iterator[dict[str, Any]]:
-    """The export's rows of a campaign's stored events (as :func:`api.audit.stored_log` reads
+    """The export's rows of a campaign's stored events (as :func:`application.log.stored_log` reads
     them); ``record`` (the campaign's now) marks the reverted ones."""
     for item in log:
         body, position = item.body, item.position
@@ -155,7 +155,7 @@ def read(path: Path, fmt: Format | None = None) -> tuple[UUID, list[Entry]]:
     """The campaign id and the events of an export file (ExportError if it is not one).
 
     Each event is rebuilt as it was stored — its JSON body, decoded the way the store decodes
-    it (older shapes upcast) — for :func:`api.audit.verify` to check against the campaign id
+    it (older shapes upcast) — for :func:`application.audit.verify` to check against the campaign id
     and for an import to store again as it was.
     """
     fmt = fmt or detect(path)

@@ -6,13 +6,14 @@
 - **positions** run 1, 2, 3… with none missing or repeated;
 - **stored form**: each event's JSON decodes into an event of the type its topic names;
 - **chain**: each event's ``chain`` is SHA-256(previous chain ‖ the canonical bytes of its
-  stored JSON), from the campaign id (:mod:`api.chain`), so one byte changed anywhere is found
+  stored JSON), from the campaign id (:mod:`application.chain`), so one byte changed anywhere is
+  found
   at its event; an import also re-derives its source's chain and checks it ends at the head
   ``ImportedFrom`` names;
 - **dice**: a scene's start commits to a seed in the same command and its end reveals it; seats'
   seeds come after the commitment and before the seeds close; a derived die comes after they
   closed, its roll counter above every earlier one; the revealed seed hashes to the commitment,
-  and every die drawn under it is recomputed (:func:`api.fair.derive`);
+  and every die drawn under it is recomputed (:func:`application.fair.derive`);
 - **heads**: an optional known (position, chain), such as a player's last seen event or the
   store's latest snapshot, is part of the log: the log was not cut short or rewritten.
 
@@ -24,12 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 from uuid import UUID
 
 import msgspec
-from eventsourcing.persistence import Mapper, StoredEvent
 
 from domain.edition import Edition
 from domain.record import RecordEvent
@@ -41,13 +41,13 @@ from domain.record.events import (
     SeedsClosed,
 )
 
-from .chain import canonical, genesis, link
+from .chain import genesis, link
 from .fair import derive
-from .mapper import topic
+from .log import Entry, stored_log
 from .records import Recorded, edition_of
 
 if TYPE_CHECKING:
-    from .application import Campaigns
+    from .campaigns import Campaigns
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -126,42 +126,6 @@ class Report(msgspec.Struct, frozen=True, kw_only=True):
             lines.append("  every die was derived and checked" if self.fair else
                          "  not every die is proven fair (see above)")
         return "\n".join(lines)
-
-
-class Entry(msgspec.Struct, frozen=True, kw_only=True):
-    """One event of a log as read (from a store or an export): the envelope decoded from it,
-    the canonical bytes of its stored JSON, and its chain; or why it cannot be read."""
-
-    position: int
-    record: Recorded[Any] | None
-    #: The stored JSON body (None if unreadable); its ``chain`` is left out of the hash.
-    body: dict[str, Any] | None = None
-    canonical: bytes = b""
-    chain: str = ""
-    topic: str = ""
-    problem: str = ""
-    type: str = ""
-
-
-def entry(mapper: Mapper[UUID], stored: StoredEvent, plain: bytes) -> Entry:
-    """The entry of a stored event whose JSON body (decrypted, decompressed) is ``plain``."""
-    position, kind = stored.originator_version, stored.topic.partition(":")[2]
-    try:
-        body = msgspec.json.decode(plain)
-        if not isinstance(body, dict):
-            raise ValueError("the body is not a JSON object")
-        record: Recorded[Any] = mapper.to_domain_event(stored)  # type: ignore[assignment]
-    except Exception as e:
-        return Entry(position=position, record=None, topic=stored.topic,
-                     problem=f"it cannot be decoded: {e}", type=kind)
-    problem = ""
-    if topic(type(record.event)) != stored.topic:
-        problem = f"its topic {stored.topic!r} is not its event's"
-    chain = body.get("chain")
-    return Entry(position=position, record=record, body=body,
-                 canonical=canonical(body, position),
-                 chain=chain if isinstance(chain, str) else "", topic=stored.topic,
-                 problem=problem, type=kind)
 
 
 class _Epoch:
@@ -460,23 +424,6 @@ def verify(campaign_id: UUID, log: Iterable[Entry], *,
 
 
 # -- reading a store ---------------------------------------------------------------------------
-
-
-def stored_log(mapper: Mapper[UUID], stored: Iterable[StoredEvent]) -> Iterator[Entry]:
-    """The entries of a campaign's stored events, read from their bytes (no cache)."""
-    for item in stored:
-        try:
-            plain = item.state
-            if mapper.cipher:
-                plain = mapper.cipher.decrypt(plain)
-            if mapper.compressor:
-                plain = mapper.compressor.decompress(plain)
-        except Exception as e:
-            yield Entry(position=item.originator_version, record=None, topic=item.topic,
-                        problem=f"it cannot be decrypted or decompressed: {e}",
-                        type=item.topic.partition(":")[2])
-            continue
-        yield entry(mapper, item, plain)
 
 
 def verify_stored(app: Campaigns, campaign_id: UUID,

@@ -26,11 +26,10 @@ from uuid import UUID
 
 import msgspec
 
+from application.campaigns import open_campaigns
+from application.config import describe_store
 from projections.analytics import Analytics, Distribution
 from projections.service import MODELS, ReadModels
-
-from .application import open_campaigns
-from .config import describe_store
 
 Body = Callable[[ReadModels, argparse.Namespace], int]
 

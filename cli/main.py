@@ -13,10 +13,9 @@ import os
 import sys
 from collections.abc import Sequence
 
+from application.campaigns import open_campaigns
+from application.config import describe_store
 from domain.errors import DomainError
-
-from .application import open_campaigns
-from .config import describe_store
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -38,13 +37,13 @@ def _serve(args: argparse.Namespace) -> int:
 
     print(f"Serving campaigns from {describe_store(os.environ)} at "
           f"http://{args.host}:{args.port} (docs: /schema)")
-    uvicorn.run("api.web:create_server", factory=True, host=args.host, port=args.port,
+    uvicorn.run("api.app:create_server", factory=True, host=args.host, port=args.port,
                 workers=args.workers, log_level=args.log_level)
     return 0
 
 
 #: Modules that add subcommands: each has ``register(commands)`` taking the subparsers.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("api.cli_record", "api.cli_projections", "api.cli_audit")
+SUBCOMMAND_MODULES: tuple[str, ...] = ("cli.record", "cli.projections", "cli.audit")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,7 +1,8 @@
 """HTTP routes answered from the read models (:mod:`projections`): a campaign's timeline, its
 analytics as JSON and PNG charts, analytics across campaigns, and the campaign directory.
 
-The board and ledgers routes (:mod:`api.web`) are answered from read models too. Each route
+The board and ledgers routes (:mod:`api.routes.queries`) are answered from read models too. Each
+route
 here takes ``?position=N`` (a command's ``position``) and ``?timeout=`` (seconds) like them:
 the answer waits until the read model includes that store position (default: the store's last
 position when the query arrives). A read model that has not caught up within the timeout is
@@ -32,14 +33,8 @@ from litestar.exceptions import (
 )
 from litestar.params import FromPath, QueryParameter
 
-from projections.analytics import Analytics
-from projections.charts import CHARTS, chart
-from projections.directory import Listing
-from projections.service import ReadModels
-from projections.timeline import Entry
-
-from . import problems
-from .web import (
+from api import problems
+from api.services import (
     ActorDep,
     ReadPosition,
     ServicesDep,
@@ -47,6 +42,11 @@ from .web import (
     authenticate,
     in_thread,
 )
+from projections.analytics import Analytics
+from projections.charts import CHARTS, chart
+from projections.directory import Listing
+from projections.service import ReadModels
+from projections.timeline import Entry
 
 #: What these routes may answer besides their result.
 READ_PROBLEMS = problems.responses(400, 401, 404, 429, 503)

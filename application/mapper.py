@@ -2,7 +2,8 @@
 
 The library's default mapper passes ``vars(event)`` through a transcoder, which msgspec Structs
 do not fit (and a plain msgspec transcoder would turn UUIDs and datetimes into strings). This
-mapper encodes the :class:`~api.records.Recorded` envelope itself, minus ``originator_id`` and
+mapper encodes the :class:`~application.records.Recorded` envelope itself, minus ``originator_id``
+and
 ``originator_version`` (the store keeps those in columns), as JSON: readable in the database,
 and msgspec decodes it at hundreds of thousands of events per second.
 

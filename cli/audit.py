@@ -19,11 +19,11 @@ from uuid import UUID
 
 import msgspec
 
-from .application import Campaigns, open_campaigns
-from .audit import Report, stored_campaign_ids, stored_entries, verify, verify_stored
-from .credentials import Keyring
-from .errors import CampaignNotFound
-from .transfer import FORMATS, ExportError, export, read
+from application.audit import Report, stored_campaign_ids, stored_entries, verify, verify_stored
+from application.campaigns import Campaigns, open_campaigns
+from application.credentials import Keyring
+from application.errors import CampaignNotFound
+from application.transfer import FORMATS, ExportError, export, read
 
 
 def _campaign(text: str) -> UUID:

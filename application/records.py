@@ -2,13 +2,13 @@
 
 Both are msgspec Structs and satisfy eventsourcing's domain event protocol (``originator_id``,
 ``originator_version``, ``timestamp``), so the library stores them as they are; the mapper
-(:mod:`api.mapper`) encodes them with msgspec.
+(:mod:`application.mapper`) encodes them with msgspec.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 from uuid import UUID
 
 import msgspec
@@ -16,9 +16,6 @@ import msgspec
 from domain.edition import Edition
 from domain.editions import EDITIONS, get_edition
 from domain.record import RECORD_EVENT_TYPES, Record
-
-if TYPE_CHECKING:
-    from .aggregate import Campaign
 
 EventT = TypeVar("EventT")
 
@@ -43,8 +40,31 @@ class Recorded(msgspec.Struct, Generic[EventT], frozen=True, gc=False, kw_only=T
     #: The domain event: one of the edition's event types.
     event: EventT
     #: The hash chain: SHA-256 of the previous event's chain and this event's canonical bytes,
-    #: lowercase hex (R-FAIR-6, see :mod:`api.chain`); set by the application when appending.
+    #: lowercase hex (R-FAIR-6, see :mod:`application.chain`); set by the application when
+    #appending.
     chain: str = ""
+
+
+class Snapshotted(Protocol):
+    """What a snapshot is taken of: a campaign as folded
+    (:class:`application.aggregate.Campaign`)."""
+
+    @property
+    def id(self) -> UUID: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def modified_on(self) -> datetime: ...
+    @property
+    def created_on(self) -> datetime: ...
+    @property
+    def edition(self) -> str: ...
+    @property
+    def state(self) -> Any: ...
+    @property
+    def record(self) -> Record: ...
+    @property
+    def chain(self) -> str: ...
 
 
 class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
@@ -65,7 +85,7 @@ class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
     chain: str = ""
 
     @classmethod
-    def take(cls, aggregate: Campaign) -> Snapshot:
+    def take(cls, aggregate: Snapshotted) -> Snapshot:
         """The snapshot of ``aggregate`` (eventsourcing's snapshot protocol)."""
         return cls(
             originator_id=aggregate.id,

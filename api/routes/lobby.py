@@ -1,0 +1,61 @@
+"""The lobby: opening a campaign and taking a seat (no token needed for either)."""
+
+from __future__ import annotations
+
+from uuid import UUID, uuid4
+
+from litestar import post
+from litestar.params import FromPath, JSONBody
+
+from api import problems
+from api.schemas import CampaignOpened, NewCampaign, NewSeat, SeatTaken
+from api.services import ServicesDep, announce
+from domain.capes import commands as c
+from domain.record.commands import SetTableOptions
+
+
+@post(
+    "/campaigns",
+    status_code=201,
+    summary="Open a campaign",
+    tags=["lobby"],
+    responses=problems.responses(400, 413, 429),
+)
+async def open_campaign(data: JSONBody[NewCampaign], services: ServicesDep) -> CampaignOpened:
+    """A new campaign; the response's ``owner_token`` is shown once."""
+    campaign_id = uuid4()
+    token = await services.committer.call(services.keyring.open_campaign, campaign_id)
+    command = c.CreateCampaign(
+        name=data.name, starting_tokens=data.starting_tokens, edition=data.edition
+    )
+    outcome = await services.committer.call(services.campaigns.create, command,
+                                            campaign_id=campaign_id)
+    if data.options is not None:
+        outcome = await services.committer.execute(campaign_id,
+                                                   SetTableOptions(options=data.options))
+    return CampaignOpened(campaign_id=campaign_id, owner_token=token, version=outcome.version)
+
+
+@post(
+    "/campaigns/{campaign_id:uuid}/seats",
+    status_code=201,
+    summary="Take a seat",
+    tags=["lobby"],
+    responses=problems.responses(400, 404, 409, 413, 422, 429),
+)
+async def take_seat(
+    campaign_id: FromPath[UUID], data: JSONBody[NewSeat], services: ServicesDep
+) -> SeatTaken:
+    """Seat a player (between scenes, R-X-SEAT-1); the response's ``token`` is shown once.
+
+    The campaign id is the invitation: whoever has it may join.
+    """
+    outcome = await services.committer.execute(campaign_id, c.SeatPlayer(name=data.name))
+    seat = len(outcome.state.players)
+    token = await services.committer.call(services.keyring.issue, campaign_id, seat)
+    await announce(services, campaign_id)
+    return SeatTaken(campaign_id=campaign_id, seat=seat, token=token, version=outcome.version)
+
+
+
+HANDLERS = [open_campaign, take_seat]

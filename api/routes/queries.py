@@ -1,0 +1,300 @@
+"""Queries of a campaign: its summary, board, ledgers, characters, state, the event log and the
+live stream (Server-Sent Events, resuming from ``Last-Event-ID``). ``?version=N`` or ``?at=``
+look at the past; the board and ledgers of now come from the read models."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable
+from datetime import datetime
+from typing import Annotated, Any, Literal, TypeVar
+from uuid import UUID
+
+import anyio
+import msgspec
+from litestar import Request, get
+from litestar.di import Provide
+from litestar.exceptions import NotFoundException, ValidationException
+from litestar.params import FromPath, QueryParameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+
+from api.schemas import CampaignSummary, EventOut, EventsPage, event_out
+from api.services import (
+    QUERY_PROBLEMS,
+    ActorDep,
+    At,
+    ReadPosition,
+    ReadTimeout,
+    Services,
+    ServicesDep,
+    Version,
+    authenticate,
+    channel,
+    in_thread,
+)
+from domain.capes.model import CampaignState, Character
+from domain.capes.views import Board, Ledger, board, ledgers
+
+T = TypeVar("T")
+#: Seconds between keep-alive comments on an idle event stream.
+KEEPALIVE = 15.0
+
+
+async def _state(
+    services: ServicesDep,
+    campaign_id: FromPath[UUID],
+    version: int | None,
+    at: datetime | None = None,
+) -> CampaignState:
+    """The game now, at ``version``, or as it was at time ``at``."""
+    if at is not None:
+        if version is not None:
+            raise ValidationException("ask for a version or a time, not both")
+        if at.utcoffset() is None:
+            raise ValidationException("give the time with its zone, e.g. 2026-11-22T20:00Z")
+        version = await in_thread(services.campaigns.version_at, campaign_id, at)
+        if version == 0:
+            raise NotFoundException(f"campaign {campaign_id} did not exist yet at {at}")
+    state: CampaignState = await in_thread(services.campaigns.state, campaign_id, version)
+    return state
+
+
+async def _view(
+    services: Services, campaign_id: UUID, version: int | None, at: datetime | None,
+    position: int | None, timeout: float, read_model: str, render: Callable[[Any], T],
+) -> T:
+    """Now: from a read model, once it has caught up with ``position``; in the past, or when
+    the read model lags past ``timeout``: rendered from the replayed state."""
+    if version is None and at is None and services.read_models is not None:
+        query = getattr(services.read_models, read_model)
+
+        def now() -> T:
+            # One trip to a worker thread for both ways (each trip costs a request time).
+            found = query(campaign_id, position, timeout)
+            return found if found is not None else render(services.campaigns.state(campaign_id))
+
+        return await in_thread(now)
+    return render(await _state(services, campaign_id, version, at))
+
+
+@get(
+    "/campaigns/{campaign_id:uuid}",
+    summary="The campaign",
+    tags=["queries"],
+    responses=QUERY_PROBLEMS,
+)
+async def campaign_summary(
+    campaign_id: FromPath[UUID], actor: ActorDep, services: ServicesDep
+) -> CampaignSummary:
+    agg = await in_thread(services.campaigns.get, campaign_id)
+    state: CampaignState = agg.state
+    return CampaignSummary(
+        campaign_id=campaign_id,
+        name=state.name,
+        edition=agg.edition,
+        rules_version=state.rules_version,
+        version=agg.version,
+        created_on=agg.created_on,
+        modified_on=agg.modified_on,
+        players=tuple(p.name for p in state.players),
+        closed=state.closed,
+    )
+
+
+@get(
+    "/campaigns/{campaign_id:uuid}/board",
+    summary="The board",
+    tags=["queries"],
+    responses=QUERY_PROBLEMS,
+)
+async def get_board(
+    campaign_id: FromPath[UUID],
+    actor: ActorDep,
+    services: ServicesDep,
+    version: Version = None,
+    at: At = None,
+    position: ReadPosition = None,
+    timeout: ReadTimeout = 2.0,
+) -> Board:
+    """Scene, page, phase, whose move and what they may do, conflicts with their dice.
+
+    Now: from the board read model (see ``position``); at a ``version`` or time: replayed.
+    """
+    return await _view(services, campaign_id, version, at, position, timeout, "board_of", board)
+
+
+@get(
+    "/campaigns/{campaign_id:uuid}/ledgers",
+    summary="Every player's ledger",
+    tags=["queries"],
+    responses=QUERY_PROBLEMS,
+)
+async def get_ledgers(
+    campaign_id: FromPath[UUID],
+    actor: ActorDep,
+    services: ServicesDep,
+    version: Version = None,
+    at: At = None,
+    position: ReadPosition = None,
+    timeout: ReadTimeout = 2.0,
+) -> tuple[Ledger, ...]:
+    """Story Tokens, Inspirations, and the characters' Debt per Drive, staked and blocked.
+
+    Now: from the ledgers read model (see ``position``); at a ``version`` or time: replayed.
+    """
+    return await _view(
+        services, campaign_id, version, at, position, timeout, "ledgers_of", ledgers
+    )
+
+
+@get(
+    "/campaigns/{campaign_id:uuid}/characters",
+    summary="The characters",
+    tags=["queries"],
+    responses=QUERY_PROBLEMS,
+)
+async def get_characters(
+    campaign_id: FromPath[UUID],
+    actor: ActorDep,
+    services: ServicesDep,
+    version: Version = None,
+    at: At = None,
+) -> tuple[Character, ...]:
+    state = await _state(services, campaign_id, version, at)
+    return tuple(state.characters[i] for i in sorted(state.characters))
+
+
+@get(
+    "/campaigns/{campaign_id:uuid}/state",
+    summary="The whole state",
+    tags=["queries"],
+    responses=QUERY_PROBLEMS,
+)
+async def get_state(
+    campaign_id: FromPath[UUID],
+    actor: ActorDep,
+    services: ServicesDep,
+    version: Version = None,
+    at: At = None,
+) -> CampaignState:
+    """The rules engine's state of the campaign, now or at ``version``."""
+    return await _state(services, campaign_id, version, at)
+
+
+@get(
+    "/campaigns/{campaign_id:uuid}/events",
+    summary="The event log",
+    tags=["queries"],
+    responses=QUERY_PROBLEMS,
+)
+async def get_events(
+    campaign_id: FromPath[UUID],
+    actor: ActorDep,
+    services: ServicesDep,
+    after: Annotated[
+        int, QueryParameter(ge=0, le=2**62, description="Events after this position")
+    ] = 0,
+    limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
+) -> EventsPage:
+    records = await in_thread(services.campaigns.history, campaign_id, after, limit)
+    record = (await in_thread(services.campaigns.get, campaign_id)).record
+    events = tuple(event_out(r, record) for r in records)
+    return EventsPage(
+        events=events, next_after=events[-1].position if len(events) == limit else None
+    )
+
+
+@get(
+    "/campaigns/{campaign_id:uuid}/events/stream",
+    summary="Live events (SSE)",
+    tags=["queries"],
+    dependencies={"actor": Provide(lambda: None, sync_to_thread=False)},
+    media_type="text/event-stream",
+    responses=QUERY_PROBLEMS,
+)
+async def stream_events(
+    campaign_id: FromPath[UUID],
+    request: Request[Any, Any, Any],
+    services: ServicesDep,
+    after: Annotated[
+        int | None, QueryParameter(ge=0, le=2**62, description="Resume after this position")
+    ] = None,
+    token: Annotated[
+        str | None, QueryParameter(description="The bearer token, for clients that cannot "
+                                   "send headers (a browser page: use the session cookie)")
+    ] = None,
+    plain: Annotated[
+        bool, QueryParameter(description="Messages without an event name, so that "
+                             "`EventSource.onmessage` receives them (the type is in the data)")
+    ] = False,
+    with_board: Annotated[
+        bool, QueryParameter(name="board", description="After each change, one more message "
+                             "(event `board`): the board as of that change")
+    ] = False,
+) -> ServerSentEvent:
+    """Every event from ``after`` (or the ``Last-Event-ID`` header) on, then each new one.
+
+    Each message's ``id`` is the event's position and its ``event`` the event type (none with
+    ``plain=true``). With ``board=true``, once the stream has sent every event there is, it
+    sends ``{"type": "board", "version": N, "board": {...}}`` (id N, event ``board``): the
+    board after event N, so a page needs no second request to redraw.
+    """
+    await authenticate(request, campaign_id, services, query=True)
+    last_id = request.headers.get("last-event-id", "").strip()
+    start = int(last_id) if last_id.isdigit() else (after or 0)
+    await in_thread(services.campaigns.get, campaign_id)  # 404 before the stream starts
+    return ServerSentEvent(_follow(services, campaign_id, start, plain, with_board))
+
+
+class BoardMessage(msgspec.Struct, frozen=True, kw_only=True):
+    """The stream's ``board`` message: the board as of event ``version``."""
+
+    type: Literal["board"] = "board"
+    version: int
+    board: Board
+
+
+async def _follow(
+    services: ServicesDep, campaign_id: FromPath[UUID], last: int, plain: bool = False,
+    with_board: bool = False,
+) -> AsyncGenerator[ServerSentEventMessage, None]:
+    encoder = msgspec.json.Encoder()
+    subscriber = await services.channels.subscribe([channel(campaign_id)])
+    try:
+        while True:
+            # Subscribed first, read second: nothing appended in between can be missed.
+            records = await in_thread(services.campaigns.history, campaign_id, last, 200)
+            for record in records:
+                out: EventOut = event_out(record)
+                yield ServerSentEventMessage(
+                    data=encoder.encode(out).decode(), event=None if plain else out.type,
+                    id=out.position,
+                )
+                last = out.position
+            if len(records) == 200:
+                continue
+            if records and with_board:
+                state = await in_thread(services.campaigns.state, campaign_id, last)
+                message = BoardMessage(version=last, board=board(state))
+                yield ServerSentEventMessage(
+                    data=encoder.encode(message).decode(), event=None if plain else "board",
+                    id=last,
+                )
+            with anyio.move_on_after(KEEPALIVE) as waited:
+                async for _ in subscriber.iter_events():
+                    break
+            if waited.cancelled_caught:
+                yield ServerSentEventMessage(comment="keep-alive")
+    finally:
+        with anyio.CancelScope(shield=True):
+            await services.channels.unsubscribe(subscriber)
+
+
+HANDLERS = [
+    campaign_summary,
+    get_board,
+    get_ledgers,
+    get_characters,
+    get_state,
+    get_events,
+    stream_events,
+]

@@ -1,0 +1,173 @@
+"""What the HTTP handlers share: the services, authentication, and running a command.
+
+Handlers name their dependencies explicitly (``ServicesDep``, ``ActorDep``): inferring them
+stops working in Litestar 3. The eventsourcing application is synchronous, so reads that may
+touch the store run in a worker thread (:func:`in_thread`); every write goes through the
+writer thread (:class:`~application.committer.Committer`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, TypeVar
+from uuid import UUID
+
+import anyio
+from litestar import Request
+from litestar.channels import ChannelsPlugin
+from litestar.di import NamedDependency
+from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
+from litestar.params import FromPath, QueryParameter
+
+from api import problems
+from api.schemas import Applied, event_out
+from application.campaigns import Campaigns
+from application.committer import Committer
+from application.credentials import Actor, Keyring
+from projections.service import ReadModels
+
+T = TypeVar("T")
+#: Largest request body accepted (HTTP 413 above it).
+MAX_BODY = 64 * 1024
+#: The problems a query may answer with (documented in the OpenAPI schema).
+QUERY_PROBLEMS = problems.responses(400, 401, 404, 429)
+Version = Annotated[
+    int | None,
+    QueryParameter(
+        ge=1, le=2**62, description="Look at the campaign as it was after this many events"
+    ),
+]
+ReadPosition = Annotated[
+    int | None,
+    QueryParameter(
+        ge=0,
+        le=2**62,
+        description="Answer once the read model includes this store position "
+        "(a command's `position`: read-your-writes); 0: as it is. Default: the "
+        "store's last position when the query arrives",
+    ),
+]
+ReadTimeout = Annotated[
+    float,
+    QueryParameter(
+        ge=0,
+        le=10,
+        description="Seconds to wait for the read model to catch up with `position` "
+        "(the board and ledgers: only when another process runs the read models; past it "
+        "they are replayed instead)",
+    ),
+]
+At = Annotated[
+    datetime | None,
+    QueryParameter(
+        description="Look at the campaign as it was at this time (ISO 8601 with a zone)"
+    ),
+]
+
+
+@dataclass
+class Services:
+    campaigns: Campaigns
+    keyring: Keyring
+    channels: ChannelsPlugin
+    #: Every write of the process goes through it: one thread, commands in groups.
+    committer: Committer
+    read_models: ReadModels | None = None
+    #: ``CAPES_HOST_KEY``: the bearer token of the host's routes (directory); "" none.
+    host_key: str = ""
+
+
+#: Handlers name their dependencies explicitly (inferring them stops working in Litestar 3).
+ServicesDep = NamedDependency[Services]
+ActorDep = NamedDependency[Actor]
+
+
+async def in_thread(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run blocking store reads in a worker thread (they may wait for a read model)."""
+    return await anyio.to_thread.run_sync(lambda: func(*args, **kwargs))
+
+
+def channel(campaign_id: UUID) -> str:
+    return f"campaign:{campaign_id}"
+
+
+# -- authentication --------------------------------------------------------------------------
+
+
+#: The HttpOnly cookie a browser's page gets in exchange for its token (``POST
+#: /campaigns/{id}/session``): it authenticates reads only (GET), so that an ``EventSource``, an
+#: ``<img>`` or a download link needs no token in its URL; every write still needs the header.
+SESSION_COOKIE = "capes_session"
+
+
+def _token(request: Request[Any, Any, Any], query: bool) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    if query and request.query_params.get("token"):
+        return request.query_params.get("token") or None
+    if request.method in ("GET", "HEAD"):
+        # Reads only: a cookie rides along with any request, a write must prove intent.
+        return request.cookies.get(SESSION_COOKIE) or None
+    return None
+
+
+async def authenticate(
+    request: Request[Any, Any, Any], campaign_id: UUID, services: Services, query: bool = False
+) -> Actor:
+    token = _token(request, query)
+    if token is None:
+        raise NotAuthorizedException("a bearer token is required: Authorization: Bearer <token>")
+    # Known tokens are checked in memory, on the event loop; only an unknown one costs a
+    # store read, in a worker thread (a hop per request is a good share of its time).
+    actor = services.keyring.cached(campaign_id, token)
+    if actor is None:
+        actor = await in_thread(services.keyring.authenticate, campaign_id, token)
+    if actor is None:
+        raise NotAuthorizedException("this token is not one of this campaign's")
+    return actor
+
+
+async def provide_actor(
+    request: Request[Any, Any, Any], campaign_id: FromPath[UUID], services: ServicesDep
+) -> Actor:
+    return await authenticate(request, campaign_id, services)
+
+
+def seat_of(actor: ActorDep) -> int:
+    if actor.seat is None:
+        raise PermissionDeniedException(
+            "the owner's token does not sit at the table: use a seat's token"
+        )
+    return actor.seat
+
+
+# -- running a command -----------------------------------------------------------------------
+
+
+async def announce(services: ServicesDep, campaign_id: FromPath[UUID]) -> None:
+    """Tell the live streams and the read models that the campaign has new events."""
+    services.channels.publish(b"1", [channel(campaign_id)])
+    if services.read_models is not None:
+        services.read_models.runner.poke()
+
+
+async def apply_command(    services: ServicesDep,
+    campaign_id: FromPath[UUID],
+    command: Any,
+    narration: str = "",
+    expected_version: int | None = None,
+) -> Applied:
+    outcome = await services.committer.execute(
+        campaign_id, command, narration=narration, expected_version=expected_version
+    )
+    if outcome.events:
+        await announce(services, campaign_id)
+    return Applied(
+        version=outcome.version,
+        events=tuple(event_out(r) for r in outcome.events),
+        position=outcome.position,
+    )

@@ -1,0 +1,441 @@
+"""HTTP. The real server (``capes serve``: uvicorn, one worker, a fresh SQLite file,
+``CAPES_RATE_LIMIT=0``) and a bare Litestar app with one msgspec POST route
+(``scripts/bare_app.py``, uvicorn, one worker) run side by side on free ports of 127.0.0.1.
+``wrk`` drives both with the same closed-loop load (same threads, connections, duration): the
+bare route gets one POST body (``scripts/bench_bare.lua``); the game server gets a legal mix
+of game commands and reads on campaigns prepared over HTTP (``scripts/bench_game.lua``). Then
+``scripts/paced_load.py`` sends the same mix open-loop at half the measured maximum rate, for
+the p99 at half load. The same mix then runs on the real server with its commands answered
+but not run (``scripts/stub_app.py``): what the HTTP layer of the game's routes costs by
+itself. If ``py-spy`` is installed, the server is profiled under the same mix at full load.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from benchmarks import ROOT, SCRIPTS
+from benchmarks.common import (
+    HOST,
+    CpuWatch,
+    cpu_text,
+    free_port,
+    say,
+    start_server,
+    stop_server,
+    wait_quiet,
+    wait_ready,
+)
+from benchmarks.mix import mix_setup
+
+# -- campaigns for the game mix ---------------------------------------------------------------
+
+
+class Client:
+    """A keep-alive HTTP/1.1 client for preparing campaigns (not for load)."""
+
+    def __init__(self, port: int) -> None:
+        self.conn = http.client.HTTPConnection(HOST, port, timeout=30)
+
+    def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        data = msgspec.json.encode(body) if body is not None else None
+        self.conn.request(method, path, body=data, headers=headers)
+        response = self.conn.getresponse()
+        payload = response.read()
+        if response.status not in (200, 201):
+            raise RuntimeError(f"{method} {path} -> {response.status}: {payload[:300]!r}")
+        return msgspec.json.decode(payload) if payload else None
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def prepare_campaign(client: Client, number: int) -> str:
+    """One campaign at the mix's starting point, over HTTP; its line for the Lua script."""
+    opened = client.call("POST", "/campaigns",
+                         {"name": f"Bench {number}", "starting_tokens": 99})
+    cid = opened["campaign_id"]
+    tokens = [client.call("POST", f"/campaigns/{cid}/seats", {"name": name})["token"]
+              for name in ("Ana", "Ben", "Cleo")]
+    for seat, command in mix_setup():
+        client.call("POST", f"/campaigns/{cid}/commands", {"command": command},
+                    token=tokens[seat - 1])
+    return " ".join([cid, *tokens])
+
+
+def prepare_campaigns(port: int, count: int, workers: int = 4) -> list[str]:
+    local = threading.local()
+    clients: list[Client] = []
+    lock = threading.Lock()
+
+    def one(number: int) -> str:
+        if not hasattr(local, "client"):
+            local.client = Client(port)
+            with lock:
+                clients.append(local.client)
+        line: str = prepare_campaign(local.client, number)
+        return line
+
+    try:
+        with ThreadPoolExecutor(workers) as pool:
+            return list(pool.map(one, range(count)))
+    finally:
+        for client in clients:
+            client.close()
+
+
+# -- load -------------------------------------------------------------------------------------
+
+
+def run_wrk(port: int, script: str, seconds: float, connections: int,
+            args: list[str] | None = None) -> dict[str, Any]:
+    argv = ["wrk", "-t", str(connections), "-c", str(connections), "-d", f"{seconds:g}s",
+            "--timeout", "5s", "-s", str(SCRIPTS / script), f"http://{HOST}:{port}"]
+    if args:
+        argv += ["--", *args]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60)
+    line = next((x for x in out.stdout.splitlines() if x.startswith("BENCH_JSON ")), None)
+    if line is None:
+        raise RuntimeError(f"wrk failed ({out.returncode}), no figures:\n{out.stdout}\n"
+                           f"{out.stderr}")
+    result: dict[str, Any] = json.loads(line.removeprefix("BENCH_JSON "))
+    seconds_run = result["duration_us"] / 1e6
+    result["rps"] = result["requests"] / seconds_run
+    result["ok_rps"] = result["ok"] / seconds_run
+    result["commands_per_s"] = result["commands"] / seconds_run
+    result["argv"] = " ".join(argv[:-1] if not args else argv[: argv.index("--")])
+    return result
+
+
+def run_paced(mode: str, port: int, rate: float, seconds: float, connections: int,
+              campaigns: Path | None = None, max_turns: int = 280) -> dict[str, Any]:
+    argv = [sys.executable, str(SCRIPTS / "paced_load.py"), "--mode", mode, "--port", str(port),
+            "--rate", f"{rate:.1f}", "--duration", f"{seconds:g}", "--connections",
+            str(connections), "--max-turns", str(max_turns)]
+    if campaigns is not None:
+        argv += ["--campaigns", str(campaigns)]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 90, check=True)
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def write_campaigns(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# -- the server's profile -------------------------------------------------------------------
+
+#: Where a sample of the server's stacks is counted: the first bucket whose pattern is found
+#: in the stack (so the order goes from the specific to the general).
+BUCKETS: tuple[tuple[str, str], ...] = (
+    ("SQLite: insert + commit of the new events", r"insert_events"),
+    ("snapshots: take + store", r"take_snapshot"),
+    ("SQLite: reads (the cache's fast-forward, history)", r"select_events|select_notif"),
+    ("folding events (project_campaign, evolve)", r"project_campaign"),
+    ("board view", r"domain/capes/views\.py"),
+    ("rules engine (decide)", r"\(domain/"),
+    ("msgspec mapper (encode/decode stored events)", r"application/mapper\.py"),
+    ("authentication (Keyring)", r"application/credentials\.py"),
+    ("eventsourcing library, other (repository, cache, pool)", r"eventsourcing/"),
+    ("application code, other (application/campaigns.py)", r"application/campaigns\.py"),
+    ("uvicorn: writing the response to the socket", r"RequestResponseCycle\.send"),
+    ("anyio: handing work to a thread and back", r"anyio/"),
+    ("Litestar: routing, DI, parsing, validation, serialisation", r"litestar/"),
+    ("uvicorn/httptools: reading requests", r"uvicorn/|httptools"),
+)
+
+
+def summarise_profile(raw: Path, seconds: float, rate: int) -> dict[str, Any]:
+    """py-spy's raw (collapsed) stacks: buckets, top functions, per thread kind."""
+    buckets: Counter[str] = Counter()
+    own: Counter[str] = Counter()
+    threads: Counter[str] = Counter()
+    total = 0
+    for line in raw.read_text().splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        count = int(count_text)
+        total += count
+        frames = stack.split(";")
+        thread = next((f for f in frames if f.startswith("thread (")), "")
+        frames = [f for f in frames if not f.startswith(("thread (", "process "))]
+        kind = thread.partition("): ")[2] or "unnamed"
+        threads["event loop (MainThread)" if kind == "MainThread" else kind] += count
+        joined = ";".join(frames)
+        if kind not in ("MainThread", "AnyIO worker thread"):
+            buckets[f"background thread '{kind}' (all its work)"] += count
+        else:
+            for name, pattern in BUCKETS:
+                if re.search(pattern, joined):
+                    buckets[name] += count
+                    break
+            else:
+                buckets["other"] += count
+        if frames:
+            own[re.sub(r":\d+\)", ")", frames[-1])] += count
+    return {"total": total, "gil_share": total / (seconds * rate),
+            "buckets": buckets.most_common(), "own": own.most_common(15),
+            "threads": threads.most_common()}
+
+
+PROFILE_RATE = 200
+#: Sampling rate of the wall-clock profile: every thread is sampled, so keep py-spy cheap.
+WALL_RATE = 50
+
+
+def summarise_wall(raw: Path) -> dict[str, Any]:
+    """py-spy --idle stacks: what the server's writer thread and event loop do, wall clock."""
+    writer: Counter[str] = Counter()
+    loop: Counter[str] = Counter()
+    for line in raw.read_text().splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        count = int(count_text)
+        frames = stack.split(";")
+        thread = next((f for f in frames if f.startswith("thread (")), "")
+        joined = ";".join(frames)
+        leaf = re.sub(r":\d+\)", ")", frames[-1])
+        if "capes-commands" in thread:
+            for name, pattern in WRITER_BUCKETS:
+                if re.search(pattern, joined):
+                    writer[name] += count
+                    break
+            else:
+                writer["other (Python, or waiting for the GIL)"] += count
+        elif "MainThread" in thread:
+            if leaf.startswith("Runner.run"):
+                loop["in the event loop's native code (waiting for I/O, or for the GIL)"] \
+                    += count
+            else:
+                loop["running request handling in Python"] += count
+    return {"writer": writer.most_common(), "loop": loop.most_common()}
+
+
+#: The writer thread's (application.committer) wall clock, first match from the top.
+WRITER_BUCKETS: tuple[tuple[str, str], ...] = (
+    ("idle: waiting for commands",
+     r"Queue\.get|Committer\._run \(application/committer\.py:\d+\)$"),
+    ("storing a group: SQLite insert + commit (fsync), one transaction", r"insert_events"),
+    ("snapshots", r"_snapshot|take_snapshot"),
+    ("looking for other writers' events", r"Committer\._sync"),
+    ("loading a campaign it holds no head of", r"Committer\._head"),
+    ("deciding the commands (rules, dice, envelopes, fold)", r"Campaigns\.prepare"),
+    ("other work of a commit (mapper, cache, notify)", r"Campaigns\.commit|_store"),
+)
+
+
+def profile_server(pid: int, port: int, campaigns: Path, seconds: float, connections: int,
+                   max_turns: int, tmp: Path) -> dict[str, Any] | None:
+    """py-spy on the server under the full game mix, twice: the thread holding the GIL (where
+    the Python work goes), then every thread including idle ones (where the waiting goes)."""
+    spy = shutil.which("py-spy")
+    if spy is None:
+        say("py-spy is not installed (pip install py-spy): no profile of the server")
+        return None
+    gil_raw, wall_raw = tmp / "server-gil.txt", tmp / "server-wall.txt"
+    load = subprocess.Popen(
+        ["wrk", "-t", str(connections), "-c", str(connections), "-d",
+         f"{2 * seconds + 4:g}s", "--timeout", "5s", "-s", str(SCRIPTS / "bench_game.lua"),
+         f"http://{HOST}:{port}", "--", str(campaigns), str(connections), str(max_turns)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1)
+        for raw, options in ((gil_raw, ["-r", str(PROFILE_RATE), "--gil"]),
+                             (wall_raw, ["-r", str(WALL_RATE), "--idle"])):
+            done = subprocess.run(
+                [spy, "record", "-p", str(pid), "-d", f"{seconds:g}", *options, "--threads",
+                 "--nonblocking", "-f", "raw", "-o", str(raw)],
+                capture_output=True, text=True, timeout=seconds + 60)
+            if done.returncode != 0 or not raw.exists():
+                say(f"py-spy failed: {done.stderr.strip()[-500:]}")
+                return None
+    finally:
+        try:
+            load.communicate(timeout=2 * seconds + 60)
+        except subprocess.TimeoutExpired:
+            load.kill()
+            load.communicate()
+    summary = summarise_profile(gil_raw, seconds, PROFILE_RATE)
+    summary["wall"] = summarise_wall(wall_raw)
+    say(f"  the GIL was held {summary['gil_share'] * 100:.0f}% of the time; top buckets: "
+        + ", ".join(f"{n} {c / summary['total'] * 100:.0f}%" for n, c in summary["buckets"][:4]))
+    return summary
+
+
+# -- the part ---------------------------------------------------------------------------------
+
+
+def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
+    if shutil.which("wrk") is None:
+        message = ("wrk is not installed (apt-get update && apt-get install -y wrk): "
+                   "skipping the HTTP figures")
+        say(message)
+        return {"skipped": message}
+    conns = p["connections"]
+    game_port, bare_port = free_port(), free_port()
+    while bare_port == game_port:
+        bare_port = free_port()
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CAPES_DATABASE_URL", "CAPES_REDIS_URL")}
+    env |= {"CAPES_DB": str(tmp / "server.sqlite"), "CAPES_RATE_LIMIT": "0",
+            "PYTHONPATH": str(ROOT)}
+    game_argv = [sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port",
+                 str(game_port), "--workers", "1", "--log-level", "warning"]
+    bare_argv = [sys.executable, "-m", "uvicorn", "--app-dir", str(SCRIPTS), "bare_app:app",
+                 "--host", HOST, "--port", str(bare_port), "--workers", "1",
+                 "--log-level", "warning"]
+    out: dict[str, Any] = {"game_argv": game_argv, "bare_argv": bare_argv,
+                           "connections": conns}
+    servers: list[subprocess.Popen[bytes]] = []
+    try:
+        game = start_server(game_argv, env, tmp / "game-server.log")
+        servers.append(game)
+        bare = start_server(bare_argv, env, tmp / "bare-server.log")
+        servers.append(bare)
+        wait_ready(game, game_port, tmp / "game-server.log")
+        wait_ready(bare, bare_port, tmp / "bare-server.log")
+        say(f"servers up: capes serve on :{game_port} (pid {game.pid}), bare app on "
+            f":{bare_port} (pid {bare.pid})")
+
+        per_run = p["campaigns_per_run"]
+        names = ["warmup", *(f"max{i + 1}" for i in range(p["rounds"])), "serial",
+                 *(f"half{i + 1}" for i in range(p["half_rounds"])), "profile"]
+        began = time.perf_counter()
+        lines = prepare_campaigns(game_port, len(names) * per_run)
+        setup_seconds = time.perf_counter() - began
+        n_setup = len(names) * per_run * (4 + len(mix_setup()))
+        out["setup"] = {"campaigns": len(names) * per_run, "requests": n_setup,
+                        "seconds": setup_seconds}
+        say(f"prepared {len(names) * per_run} campaigns over HTTP ({n_setup} requests) in "
+            f"{setup_seconds:.1f}s")
+        sets = {name: write_campaigns(tmp / f"campaigns-{name}.txt",
+                                      lines[i * per_run:(i + 1) * per_run])
+                for i, name in enumerate(names)}
+        game_args = [str(conns), str(p["max_turns"])]
+
+        pids = [game.pid, bare.pid]
+        out["quiet"] = wait_quiet(p["quiet_wait"])
+        say(f"wrk warm-up, {p['warmup_seconds']}s each")
+        run_wrk(bare_port, "bench_bare.lua", p["warmup_seconds"], conns)
+        run_wrk(game_port, "bench_game.lua", p["warmup_seconds"], conns,
+                [str(sets["warmup"]), *game_args])
+        out["bare_runs"], out["game_runs"] = [], []
+        for round_ in range(p["rounds"]):
+            if round_:
+                wait_quiet(p["round_quiet_wait"])
+            say(f"wrk round {round_ + 1} of {p['rounds']}: {p['http_seconds']}s each")
+            watch = CpuWatch(pids)
+            bare_max = run_wrk(bare_port, "bench_bare.lua", p["http_seconds"], conns)
+            bare_max |= {"cpu": watch.stop()}
+            out["bare_runs"].append(bare_max)
+            say(f"  bare: {bare_max['rps']:.0f} req/s, p50 {bare_max['p50_us'] / 1000:.2f} "
+                f"ms, p99 {bare_max['p99_us'] / 1000:.2f} ms; {cpu_text(bare_max['cpu'])}")
+            watch = CpuWatch(pids)
+            game_max = run_wrk(game_port, "bench_game.lua", p["http_seconds"], conns,
+                               [str(sets[f"max{round_ + 1}"]), *game_args])
+            game_max |= {"cpu": watch.stop()}
+            out["game_runs"].append(game_max)
+            say(f"  game mix: {game_max['rps']:.0f} req/s ({game_max['commands_per_s']:.0f} "
+                f"commands/s), p50 {game_max['p50_us'] / 1000:.2f} ms, "
+                f"p99 {game_max['p99_us'] / 1000:.2f} ms, refused {game_max['bad']}; "
+                f"{cpu_text(game_max['cpu'])}")
+        out["bare_max"] = max(out["bare_runs"], key=lambda r: r["rps"])
+        out["game_max"] = game_max = max(out["game_runs"], key=lambda r: r["ok_rps"])
+
+        wait_quiet(p["round_quiet_wait"])
+        say(f"wrk with one connection, {p['serial_seconds']}s each: the cost of one request")
+        watch = CpuWatch(pids)
+        serial = run_wrk(bare_port, "bench_bare.lua", p["serial_seconds"], 1)
+        out["bare_serial"] = serial = serial | {"cpu": watch.stop()}
+        say(f"  bare: {serial['rps']:.0f} req/s, p50 {serial['p50_us'] / 1000:.2f} ms; "
+            f"{cpu_text(serial['cpu'])}")
+        watch = CpuWatch(pids)
+        serial = run_wrk(game_port, "bench_game.lua", p["serial_seconds"], 1,
+                         [str(sets["serial"]), "1", str(p["max_turns"])])
+        out["game_serial"] = serial = serial | {"cpu": watch.stop()}
+        say(f"  game mix: {serial['rps']:.0f} req/s, p50 {serial['p50_us'] / 1000:.2f} ms; "
+            f"{cpu_text(serial['cpu'])}")
+
+        half_rate = game_max["ok_rps"] / 2
+        out["half_runs"] = []
+        for round_ in range(p["half_rounds"]):
+            wait_quiet(p["round_quiet_wait"])
+            say(f"paced, game mix at half the maximum: {half_rate:.0f} req/s for "
+                f"{p['half_seconds']}s (round {round_ + 1} of {p['half_rounds']})")
+            watch = CpuWatch(pids)
+            half = run_paced("game", game_port, half_rate, p["half_seconds"], conns,
+                             sets[f"half{round_ + 1}"], p["max_turns"])
+            half |= {"cpu": watch.stop()}
+            out["half_runs"].append(half)
+            say(f"  game mix at {half['achieved_rate']:.0f} req/s: p50 "
+                f"{half['latency_ms']['p50']:.2f} ms, p99 {half['latency_ms']['p99']:.2f} ms "
+                f"(commands p99 {half['command_latency_ms']['p99']:.2f} ms), refused "
+                f"{half['bad']}; {cpu_text(half['cpu'])}")
+        out["game_half"] = min(out["half_runs"], key=lambda r: r["command_latency_ms"]["p99"])
+        # The same rate on the bare app: the paced driver's own floor.
+        watch = CpuWatch(pids)
+        floor = run_paced("bare", bare_port, half_rate, p["half_seconds"], conns)
+        out["bare_at_game_half"] = floor = floor | {"cpu": watch.stop()}
+        say(f"  bare route at the same rate ({floor['achieved_rate']:.0f} req/s): p50 "
+            f"{floor['latency_ms']['p50']:.2f} ms, p99 {floor['latency_ms']['p99']:.2f} ms")
+
+        wait_quiet(p["round_quiet_wait"])
+        out["stub"] = stub_run(p, tmp, env, conns)
+
+        say(f"profiling the server with py-spy for {p['profile_seconds']}s under the full mix")
+        out["profile"] = profile_server(game.pid, game_port, sets["profile"], p["profile_seconds"],
+                                        conns, p["max_turns"], tmp)
+    finally:
+        for proc in servers:
+            stop_server(proc)
+    return out
+
+
+def stub_run(p: dict[str, Any], tmp: Path, env: dict[str, str], conns: int) -> dict[str, Any]:
+    """The game mix on the real server with its commands answered but not run
+    (``scripts/stub_app.py``): what the HTTP layer of the game's routes costs by itself."""
+    port = free_port()
+    flag = tmp / "stub-on"
+    argv = [sys.executable, str(SCRIPTS / "stub_app.py"), "--host", HOST, "--port", str(port)]
+    stub = start_server(argv, env | {"CAPES_DB": str(tmp / "stub.sqlite"),
+                                     "CAPES_BENCH_STUB": str(flag)}, tmp / "stub-server.log")
+    try:
+        wait_ready(stub, port, tmp / "stub-server.log")
+        per_run = p["campaigns_per_run"]
+        lines = prepare_campaigns(port, 2 * per_run)
+        warm = write_campaigns(tmp / "campaigns-stub-warmup.txt", lines[:per_run])
+        measured = write_campaigns(tmp / "campaigns-stub.txt", lines[per_run:])
+        flag.touch()
+        game_args = [str(conns), str(p["max_turns"])]
+        say(f"the game routes with commands answered but not run (scripts/stub_app.py), "
+            f"{p['http_seconds']}s")
+        run_wrk(port, "bench_game.lua", p["warmup_seconds"], conns, [str(warm), *game_args])
+        watch = CpuWatch([stub.pid])
+        result = run_wrk(port, "bench_game.lua", p["http_seconds"], conns,
+                         [str(measured), *game_args])
+        result |= {"cpu": watch.stop(), "argv": argv}
+        say(f"  {result['rps']:.0f} req/s ({result['commands_per_s']:.0f} commands/s "
+            f"answered), p50 {result['p50_us'] / 1000:.2f} ms; {cpu_text(result['cpu'])}")
+        return result
+    finally:
+        stop_server(stub)

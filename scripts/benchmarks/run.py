@@ -1,0 +1,79 @@
+"""The command line of ``scripts/bench``: which parts run, and where the figures go."""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks import projections
+from benchmarks.coldload import coldload_part
+from benchmarks.common import DOC, FULL, QUICK, machine_facts, say
+from benchmarks.http import http_part
+from benchmarks.inprocess import inproc_part
+from benchmarks.report import (
+    TARGET_P99_MS,
+    TARGET_RATIO,
+    projection_report,
+    report,
+    verdicts,
+    with_section,
+)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Measure the Capes table server; write "
+                                     "docs/benchmarks.md.")
+    parser.add_argument("--quick", action="store_true", help="a smoke run of about a minute")
+    parser.add_argument("--no-http", action="store_true", help="skip the HTTP part")
+    parser.add_argument("--no-inprocess", action="store_true", help="skip the in-process part")
+    parser.add_argument("--no-projections", action="store_true",
+                        help="skip the projection-rebuild part (scripts/benchmarks/projections.py)")
+    parser.add_argument("--projections-only", action="store_true", help="run only the "
+                        "projection-rebuild part and update just its section of the doc")
+    parser.add_argument("--out", type=Path, default=DOC, help="where to write (default: "
+                        "docs/benchmarks.md)")
+    args = parser.parse_args()
+    if args.projections_only:
+        return projections_only(args.quick, args.out)
+    p = QUICK if args.quick else FULL
+    began = time.perf_counter()
+    facts = machine_facts()
+    say(f"nproc {facts['nproc']}, Python {facts['python']}, {facts['wrk']}")
+    h = ip = pr = None
+    with tempfile.TemporaryDirectory(prefix="capes-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        if not args.no_http:
+            h = http_part(p, tmp)
+        if not args.no_inprocess:
+            ip = inproc_part(p, tmp) | coldload_part(p, tmp)
+        if not args.no_projections:
+            pr = projections.projection_part(args.quick, tmp)
+    elapsed = time.perf_counter() - began
+    if h is not None and "skipped" not in h:
+        v = verdicts(h)
+        say("")
+        say(f"game commands/s ÷ bare req/s = {v['ratio_commands']:.2f} "
+            f"(target ≥ {TARGET_RATIO}): {'met' if v['throughput_met'] else 'NOT met'}")
+        say(f"p99 of game commands at half load = {v['p99_half']:.2f} ms "
+            f"(target < {TARGET_P99_MS:g} ms): {'met' if v['p99_met'] else 'NOT met'}")
+    text = report(facts, p, args.quick, h, ip, elapsed)
+    if pr is not None:
+        text = with_section(text, projection_report(pr, args.quick))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    say(f"wrote {args.out} ({elapsed:.0f} s)")
+    return 0
+
+
+def projections_only(quick: bool, out: Path) -> int:
+    """Only the projection rebuild: its section of ``out`` replaced, the rest left as it is."""
+    with tempfile.TemporaryDirectory(prefix="capes-bench-projections-") as tmp:
+        result = projections.projection_part(quick, Path(tmp))
+    section = projection_report(result, quick)
+    text = out.read_text() if out.exists() else "# Benchmarks\n"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(with_section(text, section))
+    say(f"updated the projections section of {out}")
+    return 0
