@@ -242,7 +242,13 @@ async def stream_events(
     last_id = request.headers.get("last-event-id", "").strip()
     start = int(last_id) if last_id.isdigit() else (after or 0)
     await in_thread(services.campaigns.get, campaign_id)  # 404 before the stream starts
-    return ServerSentEvent(_follow(services, campaign_id, start, plain, with_board))
+    return ServerSentEvent(_follow(services, campaign_id, start, plain, with_board),
+                           retry_duration=RECONNECT_MS)
+
+
+#: How soon a browser's EventSource reconnects after the stream drops (its default is ~3 s,
+#: long at a table): sent as the stream's first line (``retry:``).
+RECONNECT_MS = 1000
 
 
 class BoardMessage(msgspec.Struct, frozen=True, kw_only=True):

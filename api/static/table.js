@@ -593,6 +593,7 @@
           call("GET", `/ledgers?version=${v}`), call("GET", `/characters?version=${v}`),
           call("GET", "/record")]);
         Object.assign(S, { ledgers, characters, record });
+        $("fatal").hidden = true;
         render();
         if (!S.again) document.body.dataset.version = String(v);
       } while (S.again);
@@ -606,8 +607,18 @@
 
   function listen() {
     const source = new EventSource(`${BASE}/events/stream?after=0&plain=true&board=true`);
-    source.onopen = () => { $("live").textContent = "live"; $("live").className = "live on"; };
-    source.onerror = () => { $("live").textContent = "reconnecting…"; $("live").className = "live off"; };
+    let dropped = false;
+    source.onopen = () => {
+      $("live").textContent = "live";
+      $("live").className = "live on";
+      if (dropped) document.body.dataset.reconnected = "1";
+    };
+    // The browser reconnects by itself, sending Last-Event-ID: the stream resumes after it.
+    source.onerror = () => {
+      dropped = true;
+      $("live").textContent = "reconnecting…";
+      $("live").className = "live off";
+    };
     source.onmessage = (message) => {
       const data = JSON.parse(message.data);
       if (data.type === "board") {
@@ -784,7 +795,21 @@
 
   // -- start ----------------------------------------------------------------------------------
 
+  /* The first load, tried again while the server cannot be reached (it may be restarting). */
   async function start() {
+    for (let wait = 500; ; wait = Math.min(wait * 2, 5000)) {
+      try {
+        await load();
+        return;
+      } catch (err) {
+        if (err instanceof Capes.Problem) throw err;
+        $("live").textContent = "cannot reach the server: trying again…";
+        await new Promise((done) => setTimeout(done, wait));
+      }
+    }
+  }
+
+  async function load() {
     if (!TOKEN) {
       $("fatal").hidden = false;
       $("fatal").textContent = "This page needs your invitation link (it ends in #token=…). Ask the campaign’s owner for it.";
@@ -794,6 +819,7 @@
     try {
       S.me = await call("POST", "/session");
     } catch (err) {
+      if (!(err instanceof Capes.Problem)) throw err;  // unreachable: start() tries again
       $("fatal").hidden = false;
       $("fatal").textContent = err.status === 401
         ? "This link no longer works (a new one was issued, or it is not this campaign’s). Ask the owner for a new one."

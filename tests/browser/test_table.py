@@ -16,13 +16,14 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
-from helpers import DEMO_STEPS, TIMEOUT, server
+from helpers import DEMO_STEPS, TIMEOUT, kill, server
 
 from cli.demo import DEMO_DICE, NIGHTJAR_BUILD
 from domain.capes import commands as c
@@ -41,19 +42,39 @@ PICKED = ("drive", "ally")
 
 @dataclass
 class Run:
-    base: str
-    log: Path
+    """The server of a test (started again after :meth:`restart`) and what the pages asked."""
+
+    folder: Path
+    environ: dict[str, str]
+    stack: ExitStack
+    base: str = ""
+    #: The server's log files, one per process.
+    logs: list[Path] = field(default_factory=list)
     #: Every request any page made: (url, Referer header).
     requests: list[tuple[str, str]] = field(default_factory=list)
+
+    def start(self) -> None:
+        log = self.folder / f"server-{len(self.logs)}.log"
+        self.logs.append(log)
+        port = int(self.base.rsplit(":", 1)[1]) if self.base else None
+        self.base = self.stack.enter_context(server(
+            self.environ, log, factory="browser.scripted_server:create", log_level="info",
+            port=port))
+
+    def restart(self) -> None:
+        """The server dies (every connection dropped) and comes back on the same port."""
+        kill(self.base)
+        self.start()
 
 
 @pytest.fixture
 def run(tmp_path: Path) -> Iterator[Run]:
     environ = {"CAPES_DB": str(tmp_path / "table.sqlite"),
                "CAPES_TEST_DICE": ",".join(map(str, DEMO_DICE))}
-    log = tmp_path / "server.log"
-    with server(environ, log, factory="browser.scripted_server:create", log_level="info") as base:
-        yield Run(base, log)
+    with ExitStack() as stack:
+        started = Run(tmp_path, environ, stack)
+        started.start()
+        yield started
 
 
 def new_context(browser: Any, run: Run, width: int = 1280, height: int = 1000) -> Any:
@@ -89,16 +110,21 @@ def see(pages: list[Any], at_least: int) -> None:
         page.wait_for_function("v => +document.body.dataset.version >= v", arg=at_least)
 
 
-def click_and_wait(page: Any, button: Any) -> None:
-    """Click a button that sends a command; answer pickers; fail on a refusal."""
+def click_and_wait(page: Any, button: Any, keyboard: bool = False) -> None:
+    """Click a button that sends a command (or press Enter on it); wait for the answer, or a
+    picker; fail on a refusal."""
     before = page.get_attribute("body", "data-applied") or ""
-    button.click()
+    if keyboard:
+        button.focus()
+        page.keyboard.press("Enter")
+    else:
+        button.click()
     page.wait_for_function(
         """prev => !document.body.dataset.busy && ((document.body.dataset.applied || "") !== prev
             || !document.getElementById('picker').hidden
-            || document.getElementById('move-error').textContent)""", arg=before)
-    error = page.text_content("#move-error")
-    assert not error, error
+            || document.querySelector('.error:not(:empty)'))""", arg=before)
+    errors = [e for e in page.locator(".error").all_text_contents() if e]
+    assert not errors, errors
 
 
 def applied(page: Any) -> int:
@@ -136,6 +162,11 @@ class Table:
             click_and_wait(page, page.get_by_role("button", name="Say it (narration only)"))
             self.settle(page)
             return
+        name = ("Ana", "Ben", "Cleo")[command.seat - 1]
+        assert "It\u2019s your move." in page.text_content("#status")
+        other = self.seats[command.seat % 3 + 1]
+        status = other.text_content("#status")
+        assert "Waiting for" in status and f"{name} (" in status, status
         form = page.locator(f"form[data-move={kind}]")
         for name, value in fields.items():
             if name in ("seat", "value", "draw") or value in (None, [], {}):
@@ -155,7 +186,8 @@ class Table:
                 form.locator("[name=and_then]").set_checked(value)
             else:
                 form.locator(f"[name={name}]").select_option(str(value))
-        click_and_wait(page, form.locator("button[type=submit]"))
+        # Ben plays by keyboard: his buttons are pressed with Enter.
+        click_and_wait(page, form.locator("button[type=submit]"), keyboard=command.seat == 2)
         for name in PICKED:
             if page.is_visible("#picker") and fields.get(name) is not None:
                 wanted = str(fields[name])
@@ -299,6 +331,7 @@ def play_the_scene(ana: Any, ben: Any, cleo: Any, run: Run, tmp_path: Path) -> N
         assert not page.errors, page.errors
     verify_and_export(table, run, final)
     analytics(seats[1], run)
+    reconnect_and_link_an_exemplar(table, run)
     lost_link(table, links, tokens)
     no_token_leaked(run, tokens)
 
@@ -360,6 +393,13 @@ def slide_through_time(table: Table) -> None:
     fork = ben.locator("#fork-link")
     fork.wait_for()
     assert f"from event #{now - 20}" in fork.text_content()
+    with ben.context.expect_page() as opened:
+        fork.click()
+    forked = opened.value
+    forked.wait_for_function("+document.body.dataset.version > 0")
+    assert forked.text_content("#who") == "You are the owner"
+    assert forked.text_content("#campaign-name") == f"Demo: Harbor City (fork at {now - 20})"
+    forked.close()
     ben.get_by_role("button", name="Back to now").click()
     assert not ben.is_visible("#past")
     assert ben.is_visible("#moves-panel")
@@ -372,6 +412,10 @@ def screenshot(page: Any, name: str, tmp_path: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(folder / name))
+    unlabelled = page.evaluate("""[...document.querySelectorAll('input, select, textarea')]
+        .filter(e => e.type !== 'hidden' && !e.labels.length && !e.getAttribute('aria-label'))
+        .map(e => e.outerHTML)""")
+    assert not unlabelled, unlabelled
     width, wide = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert width <= wide, f"the page is {width} px wide in a {wide} px window"
 
@@ -397,6 +441,32 @@ def analytics(page: Any, run: Run) -> None:
                            "i => i.complete && i.naturalWidth > 0)")
     assert page.text_content("#charts-error") == ""
     page.go_back()
+    page.wait_for_function("document.getElementById('live').textContent === 'live'")
+
+
+def reconnect_and_link_an_exemplar(table: Table, run: Run) -> None:
+    """The server dies and comes back: every page reconnects by itself and resumes after the
+    last event it saw (Last-Event-ID); Ana's next move (an Exemplar linked) reaches all."""
+    ana, ben = table.seats[1], table.seats[2]
+    run.restart()
+    for index, page in enumerate(table.pages):
+        try:
+            page.wait_for_function("document.getElementById('live').textContent === 'live'"
+                                   " && document.body.dataset.reconnected")
+        except Exception as e:
+            raise AssertionError(f"page {index} ({page.url}): {page.text_content('#live')}") from e
+    ana.click("#link-exemplar summary")
+    form = ana.locator("#exemplar-form")
+    form.get_by_label("Character").select_option(label="Nightjar")
+    form.get_by_label("Exemplar").select_option(label="Tempest")
+    form.get_by_label("Drive").select_option("Justice")
+    click_and_wait(ana, form.get_by_role("button", name="Link"))
+    table.settle(ana)
+    ben.click("#characters details:first-of-type summary")
+    assert "Exemplars: Tempest (Justice)" in ben.text_content("#characters")
+    assert ben.evaluate("window.notReloaded === true")
+    log = run.logs[-1].read_text()
+    assert "/events/stream" in log  # the pages came back by themselves
 
 
 def lost_link(table: Table, links: dict[int, str], tokens: dict[int, str]) -> None:
@@ -419,7 +489,7 @@ def lost_link(table: Table, links: dict[int, str], tokens: dict[int, str]) -> No
 def no_token_leaked(run: Run, tokens: dict[int, str]) -> None:
     """No token in a URL the browser asked for, in a Referer, or in the server's log."""
     assert len(run.requests) > 100
-    log = run.log.read_text()
+    log = "".join(path.read_text() for path in run.logs)
     assert "/events/stream" in log and "POST /campaigns/" in log  # requests are logged
     for who, token in tokens.items():
         for url, referer in run.requests:

@@ -259,14 +259,27 @@ def free_port() -> int:
         return port
 
 
+#: The server processes running, by base URL (so a test can kill one abruptly: :func:`kill`).
+RUNNING: dict[str, subprocess.Popen[bytes]] = {}
+
+
+def kill(base: str) -> None:
+    """Kill the server at ``base`` at once (SIGKILL): its connections drop mid-stream."""
+    process = RUNNING.pop(base)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=TIMEOUT)
+
+
 @contextmanager
 def server(environ: Mapping[str, str], log: Path, workers: int = 1,
-           factory: str = "api.app:create_server", log_level: str = "warning") -> Iterator[str]:
+           factory: str = "api.app:create_server", log_level: str = "warning",
+           port: int | None = None) -> Iterator[str]:
     """``uvicorn api.app:create_server`` (as ``capes serve`` runs it, or another ``factory``
     importable from the project's root or ``tests/``) on 127.0.0.1 with ``environ`` laid over
     this process's; yields its base URL once it answers, and stops it (and its workers)
-    afterwards. ``log_level="info"`` logs every request line too."""
-    port = free_port()
+    afterwards. ``log_level="info"`` logs every request line too; ``port``: a given one (to
+    start a server again where a killed one was), else a free one."""
+    port = port or free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
     env.update({"CAPES_RATE_LIMIT": "0", **environ})
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests")])
@@ -277,6 +290,7 @@ def server(environ: Mapping[str, str], log: Path, workers: int = 1,
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
+    RUNNING[base] = process
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -289,6 +303,8 @@ def server(environ: Mapping[str, str], log: Path, workers: int = 1,
                 time.sleep(0.1)
         yield base
     finally:
+        if RUNNING.get(base) is process:
+            del RUNNING[base]
         _stop(process)
 
 
