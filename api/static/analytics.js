@@ -19,10 +19,17 @@
       }
       const figures = await api(TOKEN, "GET", `/campaigns/${ID}/analytics`);
       const dl = document.getElementById("figures");
-      for (const [key, value] of Object.entries(figures)) {
-        if (value === null || typeof value === "object") continue;
-        dl.append(el("dt", {}, key.replace(/_/g, " ")), el("dd", {}, String(value)));
+      for (const [label, value] of [["Game events", figures.events],
+        ["Reverted by undos and disputes", figures.reverted_events], ["Undos", figures.undos],
+        ["Disputes upheld (rewinds)", figures.rewinds], ["Dice rolled", figures.dice.overall.rolls]]) {
+        dl.append(el("dt", {}, label), el("dd", {}, String(value)));
       }
+      const fmt = (x, digits) => (x === null || x === undefined ? "–" : x.toFixed(digits));
+      const rows = [...figures.dice.by_player.map((p) => [p.name, p.dice]), ["Everyone", figures.dice.overall]];
+      document.getElementById("dice-table").append(el("tbody", {}, rows.map(([name, d]) => el("tr", {},
+        el("th", { scope: "row" }, name), el("td", {}, String(d.rolls)),
+        d.faces.map((n) => el("td", {}, String(n))),
+        el("td", {}, fmt(d.mean, 2)), el("td", {}, fmt(d.p_value, 2))))));
     } catch (err) {
       error.textContent = problemText(err);
     }

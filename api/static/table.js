@@ -12,6 +12,7 @@
   const RECORD_EVENTS = new Set(["TableOptionsSet", "Undone", "DisputeOpened", "DisputeVoted",
     "DisputeSettled", "Rewound", "ForkMade", "ForkedFrom", "DiceCommitted", "SeatSeedAdded",
     "SeedsClosed", "DiceRevealed", "ImportedFrom"]);
+  const LOG_SHOWN = 300;
   const DRIVES = ["Justice", "Truth", "Love", "Hope", "Duty",
     "Obsession", "Pride", "Power", "Despair", "Fear"];
 
@@ -411,7 +412,12 @@
   function renderLog() {
     const log = $("log");
     const items = [];
-    for (const [first, events] of S.commands) {
+    // The last LOG_SHOWN moves (the export holds them all): a long campaign stays quick.
+    const all = [...S.commands];
+    if (all.length > LOG_SHOWN) {
+      items.push(el("li", { class: "record" }, `${all.length - LOG_SHOWN} earlier moves not shown: see the export`));
+    }
+    for (const [first, events] of all.slice(-LOG_SHOWN)) {
       const head = events[0];
       const game = events.filter((e) => !RECORD_EVENTS.has(e.type));
       const types = events.map((e) => human(e.type));
@@ -594,12 +600,16 @@
           call("GET", "/record")]);
         Object.assign(S, { ledgers, characters, record });
         $("fatal").hidden = true;
+        $("fatal").textContent = "";
         render();
         if (!S.again) document.body.dataset.version = String(v);
       } while (S.again);
     } catch (err) {
-      $("fatal").hidden = false;
-      $("fatal").textContent = problemText(err);
+      // Unreachable (the server restarting): the stream's next board message refreshes again.
+      if (err instanceof Capes.Problem) {
+        $("fatal").hidden = false;
+        $("fatal").textContent = problemText(err);
+      }
     } finally {
       S.refreshing = false;
     }

@@ -36,9 +36,11 @@ def browser_problem() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless Chromium for the session (each test makes its own contexts)."""
+    """One headless Chromium per test module (each test makes its own contexts). Not for the
+    session: Playwright's sync API keeps an event loop running in this thread while it is
+    open, and the tests after it that call ``asyncio.run`` would fail."""
     problem = browser_problem()
     if problem is not None:
         if in_ci():

@@ -440,6 +440,11 @@ def analytics(page: Any, run: Run) -> None:
     page.wait_for_function("[...document.querySelectorAll('img[data-chart]')].every("
                            "i => i.complete && i.naturalWidth > 0)")
     assert page.text_content("#charts-error") == ""
+    page.locator("#dice-table tbody tr").last.wait_for()
+    rows = page.locator("#dice-table tbody tr").all_text_contents()
+    assert rows[0].startswith("Ana") and rows[-1].startswith("Everyone")
+    page.screenshot(path=str(run.folder / "analytics.png"),
+                    full_page=True)
     page.go_back()
     page.wait_for_function("document.getElementById('live').textContent === 'live'")
 
