@@ -269,7 +269,10 @@
     const status = $("status");
     status.replaceChildren();
     if (b.closed) status.append(el("p", { class: "turn" }, "The campaign is closed."));
-    else if (mine && !S.past) status.append(el("p", { class: "turn mine" }, "It’s your move."));
+    else if (mine && !S.past) {
+      status.append(el("p", { class: "turn mine" }, "It’s your move. ",
+        el("a", { href: "#moves-title", class: "jump" }, "Go to your moves")));
+    }
     const others = waits.filter(([seat]) => seat !== S.me.seat);
     if (others.length) {
       status.append(el("p", { class: "turn" }, "Waiting for ",

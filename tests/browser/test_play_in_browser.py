@@ -411,7 +411,11 @@ def screenshot(page: Any, name: str, tmp_path: Path) -> None:
     folder = Path(os.environ.get(SHOTS, tmp_path))
     folder.mkdir(parents=True, exist_ok=True)
     page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(path=str(folder / name))
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
+    # A phone's screenshot goes on down the page, to show the board and the moves both.
+    page.screenshot(path=str(folder / name), full_page=True,
+                    clip={"x": 0, "y": 0, "width": width,
+                          "height": height if width > 800 else width * 4})
     unlabelled = page.evaluate("""[...document.querySelectorAll('input, select, textarea')]
         .filter(e => e.type !== 'hidden' && !e.labels.length && !e.getAttribute('aria-label'))
         .map(e => e.outerHTML)""")
