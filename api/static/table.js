@@ -223,7 +223,7 @@
 
   // -- the picker (a 422 with ``choices``) --------------------------------------------------
 
-  function choiceText(field, choice, command) {
+  function choiceText(field, choice) {
     if (field === "tokens") {
       const gifts = Object.entries(choice).flatMap(([g, to]) => Object.entries(to).map(
         ([r, n]) => `${player(Number(g))} gives ${player(Number(r))} ${n} Story Token${n > 1 ? "s" : ""}`));
@@ -254,7 +254,7 @@
     $("picker-choices").replaceChildren(...problem.choices.map((choice) => el("button", {
       type: "button", class: "choice",
       onclick: () => { const next = structuredClone(command); setPath(next, problem.field, choice); send(next); },
-    }, choiceText(problem.field, choice, command))));
+    }, choiceText(problem.field, choice))));
     $("picker-choices").querySelector("button").focus();
   }
   function closePicker() { $("picker").hidden = true; $("picker-choices").replaceChildren(); }
@@ -399,11 +399,14 @@
         ch.exemplars.map((x) => `${charName(x.other)} (${x.drive})`).join(", ")) : "")));
     const mine = S.characters.filter((c) => c.created_by === S.me.seat);
     const ex = $("exemplar-form");
-    const keep = [ex.elements.character.value, ex.elements.exemplar.value, ex.elements.drive.value];
-    ex.elements.character.replaceChildren(...mine.map((c) => el("option", { value: c.id }, c.name)));
-    ex.elements.exemplar.replaceChildren(...S.characters.map((c) => el("option", { value: c.id }, c.name)));
-    ex.elements.drive.replaceChildren(...DRIVES.map((d) => el("option", { value: d }, d)));
-    [ex.elements.character.value, ex.elements.exemplar.value, ex.elements.drive.value] = keep.map((v, i) => v || [ex.elements.character, ex.elements.exemplar, ex.elements.drive][i].value);
+    const fill = (select, items) => {
+      const before = select.value;
+      select.replaceChildren(...items.map(([v, label]) => el("option", { value: v }, label)));
+      if ([...select.options].some((o) => o.value === before)) select.value = before;
+    };
+    fill(ex.elements.character, mine.map((c) => [c.id, c.name]));
+    fill(ex.elements.exemplar, S.characters.map((c) => [c.id, c.name]));
+    fill(ex.elements.drive, DRIVES.map((d) => [d, d]));
     $("link-exemplar").hidden = S.me.seat === null;
     $("new-character").hidden = S.me.seat === null;
   }
