@@ -200,7 +200,7 @@ def create_app(
         middleware=middleware,
         openapi_config=openapi,
         request_max_body_size=MAX_BODY,
-        on_startup=[committer.start, read_models.start],
+        on_startup=[committer.start, read_models.start, pages.compile_templates],
         # The writer finishes what is queued before the stores close (a lambda: Litestar would
         # pass the app to stop() as its timeout).
         on_shutdown=[lambda: committer.stop(), read_models.close, campaigns.close,

@@ -21,7 +21,7 @@ from typing import Any
 from uuid import UUID
 
 import msgspec
-from litestar import Request, Response, get, post
+from litestar import Litestar, Request, Response, get, post
 from litestar.datastructures import Cookie
 from litestar.params import FromPath
 from litestar.response import Template
@@ -42,6 +42,17 @@ PAGE_HEADERS = {
     "style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
 }
+
+
+#: The pages' templates, compiled when the server starts rather than by its first visitor.
+PAGES = ("lobby.html", "table.html", "analytics.html")
+
+
+def compile_templates(app: Litestar) -> None:
+    """An ``on_startup`` hook: compile the templates (the first page otherwise waits for it)."""
+    assert app.template_engine is not None
+    for name in PAGES:
+        app.template_engine.get_template(name)
 
 
 def _page(name: str, **context: Any) -> Template:
