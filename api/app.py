@@ -7,6 +7,7 @@ Routes (the OpenAPI schema and a docs UI are at ``/schema``), one module per gro
   ``POST /campaigns/{id}/seats`` seats a player and returns the seat's token;
 - play: ``POST /campaigns/{id}/commands`` runs one command for the token's seat;
   ``POST /campaigns/{id}/close``;
+- holder: ``GET /campaigns/{id}/me``: which campaign and seat a token is;
 - queries: ``GET /campaigns/{id}``, ``/board``, ``/ledgers``, ``/characters``, ``/state``
   (each with ``?version=N`` to look at the past), ``/events?after=&limit=`` (the log, paged)
   and ``/events/stream`` (Server-Sent Events, resuming from ``Last-Event-ID``);
@@ -17,15 +18,23 @@ Routes (the OpenAPI schema and a docs UI are at ``/schema``), one module per gro
   (the token exchanged for a read-only cookie).
 
 Every route but ``POST /campaigns`` and ``POST /seats`` needs ``Authorization: Bearer <token>``
-(the stream also takes ``?token=``; a browser page uses the session cookie instead, which
-authenticates GET requests only). CORS is off unless ``CAPES_CORS_ORIGINS`` lists origins.
+(the stream and the charts also take ``?token=``, since browsers' EventSource and ``<img>``
+cannot send headers; :class:`TokensOutOfLog` keeps it out of the access log). The host's
+routes take ``CAPES_HOST_KEY`` as their bearer token, and so does ``POST /campaigns`` with
+``CAPES_OPEN_CAMPAIGNS=host``.
+A browser page uses the session cookie (GET requests only) instead of ``?token=``. CORS is off
+unless ``CAPES_CORS_ORIGINS`` lists origins.
 """
 
 from __future__ import annotations
 
 import gc
+import logging
 import os
+import re
 from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from litestar import Litestar, Router
@@ -39,23 +48,24 @@ from litestar.di import Provide
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
-from litestar.openapi.spec import Schema
+from litestar.openapi.spec import Components, Schema, SecurityScheme, Tag
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 from litestar.typing import FieldDefinition
 
 from api import problems
-from api.routes import audit, lobby, pages, play, queries, record
+from api.routes import audit, holder, lobby, pages, play, queries, record
 from api.routes import projections as read_model_routes
 from api.services import MAX_BODY, Services, provide_actor
 from application.campaigns import Campaigns, open_campaigns
 from application.committer import Committer
+from application.config import who_opens_campaigns
 from application.credentials import Keyring
 from projections.service import open_read_models
 
 #: The route modules, each with ``HANDLERS``, in the order the schema lists them.
-ROUTE_MODULES = (lobby, play, queries, record, read_model_routes, audit, pages)
+ROUTE_MODULES = (lobby, play, queries, holder, record, read_model_routes, audit, pages)
 
 
 class ClosedStructsPlugin(StructSchemaPlugin):
@@ -73,12 +83,15 @@ class ClosedStructsPlugin(StructSchemaPlugin):
         return schema
 
 
-def _docs() -> tuple[OpenAPIConfig, Router | None]:
-    """The OpenAPI schema at /schema, with a Swagger UI served from this machine (no CDN)."""
-    try:
-        from swagger_ui_bundle import swagger_ui_path
-    except ImportError:  # pragma: no cover - a dependency; the schema still works without it
-        return OpenAPIConfig(title="Capes table server", version="0.1.0", path="/schema"), None
+#: The bearer security scheme of the schema: every route but opening a campaign and taking a
+#: seat needs ``Authorization: Bearer <token>`` (the docs page's Authorize button sets it).
+BEARER = "bearer"
+
+
+def _docs() -> tuple[OpenAPIConfig, Router]:
+    """The OpenAPI schema at /schema, with Swagger UI 5 (it renders OpenAPI 3.1, which Litestar
+    writes) served from this machine: the built files of the ``swagger-ui-py`` package, no CDN.
+    """
     assets = "/schema-assets"
     ui = SwaggerRenderPlugin(
         js_url=f"{assets}/swagger-ui-bundle.js",
@@ -93,10 +106,26 @@ def _docs() -> tuple[OpenAPIConfig, Router | None]:
         path="/schema",
         render_plugins=[ui],
         description="Play Capes campaigns over HTTP. Rule refusals are 422 problem details "
-        "carrying the rule id (`rule`).",
+        "carrying the rule id (`rule`). Authorize with the token a campaign or a seat gave you "
+        "(or the host key for the host's routes).",
+        components=Components(security_schemes={BEARER: SecurityScheme(
+            type="http", scheme="bearer",
+            description="A campaign's owner or seat token, or the host key (CAPES_HOST_KEY)")}),
+        security=[{BEARER: []}],
+        # The docs page lists the groups in the order a table meets them.
+        tags=[Tag(name=name, description=text) for name, text in (
+            ("lobby", "Open a campaign, take a seat: no token needed"),
+            ("play", "Commands of a seat"),
+            ("queries", "The board, ledgers, characters, state and log, now or in the past"),
+            ("record", "Undo, disputes, diffs"),
+            ("owner", "The owner's: options, settling disputes, forks, seats' tokens, closing"),
+            ("read models", "Timeline, analytics and charts; the host's directory"),
+            ("audit", "Verify a campaign's chain and dice; export its log"),
+        )],
     )
     router = create_static_files_router(
-        path=assets, directories=[swagger_ui_path], include_in_schema=False
+        path=assets, directories=[Path(str(resources.files("swagger_ui") / "static"))],
+        include_in_schema=False,
     )
     return config, router
 
@@ -130,15 +159,44 @@ def cors_config(environ: Mapping[str, str]) -> CORSConfig | None:
     )
 
 
+#: ``token=…`` in a query string (the live stream's and the charts' ``?token=``).
+_QUERY_TOKEN = re.compile(r"(?i)([?&]token=)[^&#\s]*")
+
+
+class TokensOutOfLog(logging.Filter):
+    """Blanks ``?token=`` in uvicorn's access log lines: only the tokens' digests are kept.
+
+    Browsers' ``EventSource`` and ``<img>`` cannot send a header, so those routes take the
+    token in the query string, which the access log writes (``client - "GET /path?query"``).
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and record.args:
+            record.args = tuple(_QUERY_TOKEN.sub(r"\1[redacted]", a) if isinstance(a, str)
+                                else a for a in record.args)
+        record.msg = _QUERY_TOKEN.sub(r"\1[redacted]", str(record.msg))
+        return True
+
+
+def keep_tokens_out_of_logs() -> None:
+    """Put :class:`TokensOutOfLog` on the access log of uvicorn (once per process)."""
+    access = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, TokensOutOfLog) for f in access.filters):
+        access.addFilter(TokensOutOfLog())
+
+
 def create_server() -> Litestar:
-    """The app as ``capes serve`` runs it: :func:`create_app` from the environment and, once
-    it has started, everything built so far frozen out of the garbage collector's reach.
+    """The app as ``capes serve`` runs it: :func:`create_app` from the environment, tokens
+    kept out of the access log, and, once it has started, everything built so far frozen out
+    of the garbage collector's reach.
 
     Why: the app's own objects (routes, schemas, modules: some 80,000) live as long as the
     process, yet every full collection walked them all, a pause of about 30 ms every few
     seconds under load (measured: the worst requests at half load waited for it). Frozen
     (``gc.freeze``), a full collection walks only what came after: about 2.5 ms. The campaigns'
     states are not tracked at all (their Structs are ``gc=False``)."""
+    # Each worker process builds its app here, after uvicorn configured its logging.
+    keep_tokens_out_of_logs()
     app = create_app()
     app.on_startup.append(_freeze_startup_objects)
     return app
@@ -160,6 +218,7 @@ def create_app(
     ``CAPES_DATABASE_URL``, ``CAPES_REDIS_URL``); ``rate_limit`` is requests per second per
     client (``CAPES_RATE_LIMIT``, default 50; 0 turns it off)."""
     environ = os.environ if environ is None else environ
+    hosts_only = who_opens_campaigns(environ) == "host"  # a bad setting fails before the store
     if campaigns is None:
         campaigns = open_campaigns(environ)
     if keyring is None:
@@ -175,6 +234,7 @@ def create_app(
         channels=plugin,
         read_models=read_models,
         host_key=environ.get("CAPES_HOST_KEY", "").strip(),
+        hosts_only=hosts_only,
     )
     if rate_limit is None:
         rate_limit = int(environ.get("CAPES_RATE_LIMIT", "50") or 0)
@@ -185,8 +245,7 @@ def create_app(
         )
     openapi, assets = _docs()
     handlers: list[Any] = [h for module in ROUTE_MODULES for h in module.HANDLERS]
-    if assets is not None:
-        handlers.append(assets)
+    handlers.append(assets)
     return Litestar(
         route_handlers=handlers,
         template_config=TemplateConfig(directory=pages.TEMPLATES, engine=JinjaTemplateEngine),

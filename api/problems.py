@@ -17,6 +17,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
 
+from application.extras import MissingExtra
 from domain.errors import ChoiceRequired, DomainError, RuleViolation
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,10 @@ MEANINGS = {
     409: "Stale ``expected_version`` or a concurrent write (``current_version``)",
     413: "The body is over 64 KiB",
     422: "Against the rules: ``rule``; ``choices`` and ``field`` when a choice is missing",
-    429: "Too many requests from this client (see the RateLimit-* headers)",
+    429: "Too many requests from this client: retry after the Retry-After header's seconds "
+    "(and see the RateLimit-* headers)",
+    501: "This server was installed without the optional part this needs (the detail names "
+    "the extra to install)",
     503: "A read model has not caught up with the asked ``position`` within ``timeout``: retry "
     "after the Retry-After header's seconds",
 }
@@ -109,7 +113,17 @@ def http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[dict
     response = problem(status, detail, title, errors=error.extra or None)
     if error.headers:
         response.headers.update(error.headers)
+    if status == 429:
+        # RFC 9110's Retry-After, which clients and proxies know (the rate limiter sends only
+        # the draft RateLimit-* headers): the seconds until the client's window resets.
+        reset = (error.headers or {}).get("RateLimit-Reset", "")
+        response.headers["Retry-After"] = str(max(1, int(reset))) if reset.isdigit() else "1"
     return response
+
+
+def missing_extra(_: Request[Any, Any, Any], error: MissingExtra) -> Response[dict[str, Any]]:
+    """A feature this installation left out (Parquet, charts): 501, naming the extra."""
+    return problem(501, str(error), "Not installed")
 
 
 def internal_error(_: Request[Any, Any, Any], error: Exception) -> Response[dict[str, Any]]:
@@ -120,6 +134,7 @@ def internal_error(_: Request[Any, Any, Any], error: Exception) -> Response[dict
 
 HANDLERS: dict[int | type[Exception], Any] = {
     DomainError: domain_error,
+    MissingExtra: missing_extra,
     HTTPException: http_error,
     Exception: internal_error,
 }

@@ -8,6 +8,7 @@ writer thread (:class:`~application.committer.Committer`).
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -75,8 +76,11 @@ class Services:
     #: Every write of the process goes through it: one thread, commands in groups.
     committer: Committer
     read_models: ReadModels | None = None
-    #: ``CAPES_HOST_KEY``: the bearer token of the host's routes (directory); "" none.
+    #: ``CAPES_HOST_KEY``: the bearer token of the host's routes (the directory, analytics
+    #: across campaigns, and opening campaigns when restricted); "" none.
     host_key: str = ""
+    #: ``CAPES_OPEN_CAMPAIGNS=host``: only the host key opens campaigns.
+    hosts_only: bool = False
 
 
 #: Handlers name their dependencies explicitly (inferring them stops working in Litestar 3).
@@ -129,6 +133,17 @@ async def authenticate(
     if actor is None:
         raise NotAuthorizedException("this token is not one of this campaign's")
     return actor
+
+
+def authenticate_host(request: Request[Any, Any, Any], services: Services, what: str) -> None:
+    """Let the request through only with ``Authorization: Bearer $CAPES_HOST_KEY``."""
+    if not services.host_key:
+        raise PermissionDeniedException(f"{what} is off: the host sets CAPES_HOST_KEY")
+    token = _token(request, query=False)
+    if token is None:
+        raise NotAuthorizedException("the host key is required: Authorization: Bearer <key>")
+    if not hmac.compare_digest(token.encode(), services.host_key.encode()):
+        raise NotAuthorizedException("this is not the host key")
 
 
 async def provide_actor(

@@ -37,10 +37,20 @@ PASSTHROUGH = (
 )
 
 
+class SettingError(ValueError):
+    """A setting (an environment variable) with a value that cannot work: says which, the
+    value, and why, in one line for people."""
+
+    def __init__(self, setting: str, value: str, why: str) -> None:
+        super().__init__(f"{setting}={value}: {why}")
+        self.setting, self.value, self.why = setting, value, why
+
+
 def persistence_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The eventsourcing environment for the store named in ``environ`` (default os.environ).
 
-    Raises ValueError for a ``CAPES_DATABASE_URL`` that is not a usable PostgreSQL URL.
+    Raises :class:`SettingError` for a ``CAPES_DATABASE_URL`` that is not a usable PostgreSQL
+    URL.
     """
     if environ is None:
         environ = os.environ
@@ -61,14 +71,14 @@ def postgres_env(url: str) -> dict[str, str]:
     """The eventsourcing settings for ``postgresql://user:pass@host:port/dbname?schema=s``."""
     parts = urlsplit(url)
     if parts.scheme not in ("postgresql", "postgres"):
-        raise ValueError(f"{DATABASE_URL} must start with postgresql://, got {parts.scheme!r}")
+        raise SettingError(DATABASE_URL, _redacted(url), "must start with postgresql://")
     dbname = unquote(parts.path.lstrip("/"))
     if not dbname or not parts.hostname:
-        raise ValueError(f"{DATABASE_URL} needs a host and a database name: {_redacted(url)}")
+        raise SettingError(DATABASE_URL, _redacted(url), "needs a host and a database name")
     try:
         port = parts.port or 5432
     except ValueError:
-        raise ValueError(f"{DATABASE_URL} has a bad port: {_redacted(url)}") from None
+        raise SettingError(DATABASE_URL, _redacted(url), "has a bad port") from None
     env = {
         "PERSISTENCE_MODULE": "eventsourcing.postgres",
         "POSTGRES_DBNAME": dbname,
@@ -91,6 +101,66 @@ def _redacted(url: str) -> str:
         return url
     netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
     return parts._replace(netloc=netloc).geturl()
+
+
+#: Who may open campaigns: ``anyone`` or ``host`` (the holder of ``CAPES_HOST_KEY``).
+OPEN_CAMPAIGNS = "CAPES_OPEN_CAMPAIGNS"
+
+
+def who_opens_campaigns(environ: Mapping[str, str]) -> str:
+    """``CAPES_OPEN_CAMPAIGNS``: ``anyone`` (the default: a private table) or ``host`` (only
+    the holder of ``CAPES_HOST_KEY``). Raises :class:`SettingError` naming a bad value."""
+    who = environ.get(OPEN_CAMPAIGNS, "").strip().lower() or "anyone"
+    if who not in ("anyone", "host"):
+        raise SettingError(OPEN_CAMPAIGNS, who, "must be anyone or host")
+    if who == "host" and not environ.get("CAPES_HOST_KEY", "").strip():
+        raise SettingError(OPEN_CAMPAIGNS, who, "needs CAPES_HOST_KEY set")
+    return who
+
+
+#: Seconds to wait for PostgreSQL when checking a store before use.
+CHECK_TIMEOUT = 3
+
+
+def check_store(environ: Mapping[str, str] | None = None) -> None:
+    """Fail fast, in one line, when the store named in ``environ`` cannot be used.
+
+    Raises :class:`SettingError` naming the setting and its value: an SQLite file in a folder
+    that does not exist (or is not a folder), a PostgreSQL server that does not answer within
+    :data:`CHECK_TIMEOUT` seconds or refuses the connection. Without this check the store's
+    own first use fails with a traceback (SQLite) or after 30 s of retries (PostgreSQL).
+    """
+    if environ is None:
+        environ = os.environ
+    env = persistence_env(environ)
+    module = env["PERSISTENCE_MODULE"]
+    if module == "eventsourcing.sqlite":
+        path = env["SQLITE_DBNAME"]
+        if path.startswith("file:") or path == MEMORY:
+            return
+        folder = os.path.dirname(os.path.abspath(path))
+        setting = environ.get(DB, "").strip() or DEFAULT_DB
+        if not os.path.isdir(folder):
+            raise SettingError(DB, setting, f"the folder {folder} does not exist")
+        if os.path.isdir(path):
+            raise SettingError(DB, setting, "is a folder, not a file")
+        if not os.access(folder, os.W_OK):
+            raise SettingError(DB, setting, f"the folder {folder} is not writable")
+    elif module == "eventsourcing.postgres":
+        import psycopg
+
+        url = _redacted(environ.get(DATABASE_URL, "").strip())
+        where = f"{env['POSTGRES_HOST']}:{env['POSTGRES_PORT']}"
+        try:
+            with psycopg.connect(host=env["POSTGRES_HOST"], port=int(env["POSTGRES_PORT"]),
+                                 dbname=env["POSTGRES_DBNAME"], user=env["POSTGRES_USER"],
+                                 password=env["POSTGRES_PASSWORD"],
+                                 connect_timeout=CHECK_TIMEOUT) as conn:
+                conn.execute("SELECT 1")
+        except psycopg.Error as e:
+            reason = " ".join(str(e).split()) or type(e).__name__
+            raise SettingError(DATABASE_URL, url,
+                               f"cannot connect to PostgreSQL at {where}: {reason}") from None
 
 
 def describe_store(environ: Mapping[str, str] | None = None) -> str:

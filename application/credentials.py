@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import secrets
 import sys
+import time
 from threading import Lock
 from typing import Any
 from uuid import UUID
@@ -50,7 +51,12 @@ class Actor(msgspec.Struct, frozen=True):
 
 
 class TableKeys(Aggregate):
-    """The token digests of one campaign (the aggregate's id is the campaign's)."""
+    """The token digests of one campaign (the aggregate's id is the campaign's).
+
+    A seat (and the owner, seat :data:`OWNER`) holds one token at a time: issuing a new one
+    revokes the one before. Stores written before this rule kept every token issued; read
+    again, they keep only each seat's last (the event is the same, its effect stricter).
+    """
 
     @classmethod
     def create_id(cls, campaign_id: UUID, **_: Any) -> UUID:
@@ -61,7 +67,6 @@ class TableKeys(Aggregate):
 
     @event("SeatKeyIssued")
     def issue(self, seat: int, key: str) -> None:
-        # A seat holds one key: a new one (a lost link replaced) revokes the one before.
         self.digests = {k: s for k, s in self.digests.items() if s != seat}
         self.digests[key] = seat
 
@@ -84,9 +89,14 @@ class KeysSQLiteRecorder(SQLiteApplicationRecorder):
 
 
 class Keyring(Application[UUID]):
-    """Stores TableKeys; caches them, re-reading a campaign's keys when a token is unknown."""
+    """Stores TableKeys; caches them, re-reading a campaign's keys when a token is unknown or
+    the cached keys are older than :attr:`fresh_for` seconds (another process — ``capes
+    tokens``, another worker — may have revoked a token since)."""
 
     name = "TableKeys"
+    #: Seconds the keys in memory are trusted without a store read: how long a token revoked
+    #: by another process may still be accepted here.
+    fresh_for = 2.0
 
     def __init__(self, env: EnvType | None = None) -> None:
         env = dict(env or {})
@@ -96,43 +106,60 @@ class Keyring(Application[UUID]):
         if env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite":
             env["APPLICATION_RECORDER_TOPIC"] = get_topic(KeysSQLiteRecorder)
         super().__init__(env)
-        self._cache: dict[UUID, TableKeys] = {}
+        self._cache: dict[UUID, tuple[TableKeys, float]] = {}
         self._lock = Lock()
 
     def open_campaign(self, campaign_id: UUID) -> str:
         """Keys for a new campaign; the owner's token."""
         token = new_token()
-        self.save(TableKeys(campaign_id=campaign_id, owner=digest(token)))
+        keys = TableKeys(campaign_id=campaign_id, owner=digest(token))
+        self.save(keys)
+        self._remember(campaign_id, keys)
         return token
 
     def issue(self, campaign_id: UUID, seat: int) -> str:
-        """A new token for ``seat``; the seat's earlier token no longer works."""
+        """A new token for ``seat`` (:data:`OWNER` for the owner), which revokes the seat's
+        earlier one. A campaign without keys yet (played from the console: ``capes demo``,
+        ``capes fork``) gets them, with an owner token nobody holds until one is issued."""
         with self._lock:
-            keys: TableKeys = self.repository.get(campaign_id)
+            try:
+                keys: TableKeys = self.repository.get(campaign_id)
+            except AggregateNotFoundError:
+                keys = TableKeys(campaign_id=campaign_id, owner=digest(new_token()))
             token = new_token()
             keys.issue(seat=seat, key=digest(token))
             self.save(keys)
-            self._cache[campaign_id] = keys
+            self._remember(campaign_id, keys)
             return token
 
-    def cached(self, campaign_id: UUID, token: str) -> Actor | None:
-        """Who ``token`` is, from the keys in memory only (no store read), or None."""
-        keys = self._cache.get(campaign_id)
-        seat = keys.match(token) if keys is not None else None
+    def _remember(self, campaign_id: UUID, keys: TableKeys) -> None:
+        self._cache[campaign_id] = (keys, time.monotonic())
+
+    def _fresh(self, campaign_id: UUID) -> TableKeys | None:
+        cached = self._cache.get(campaign_id)
+        if cached is None or time.monotonic() - cached[1] > self.fresh_for:
+            return None
+        return cached[0]
+
+    @staticmethod
+    def _actor(seat: int | None) -> Actor | None:
         return None if seat is None else Actor(seat=None if seat == OWNER else seat)
+
+    def cached(self, campaign_id: UUID, token: str) -> Actor | None:
+        """Who ``token`` is, from fresh keys in memory only (no store read), or None."""
+        keys = self._fresh(campaign_id)
+        return self._actor(keys.match(token) if keys is not None else None)
 
     def authenticate(self, campaign_id: UUID, token: str) -> Actor | None:
         """Who ``token`` is for this campaign, or None."""
-        keys = self._cache.get(campaign_id)
+        keys = self._fresh(campaign_id)
         seat = keys.match(token) if keys is not None else None
         if seat is None:
-            # Another worker may have issued it since: read the keys again, once.
+            # Another process may have issued or revoked tokens since: read the keys again.
             try:
                 keys = self.repository.get(campaign_id)
             except AggregateNotFoundError:
                 return None
-            self._cache[campaign_id] = keys
+            self._remember(campaign_id, keys)
             seat = keys.match(token)
-        if seat is None:
-            return None
-        return Actor(seat=None if seat == OWNER else seat)
+        return self._actor(seat)

@@ -37,6 +37,7 @@ from eventsourcing.persistence import StoredEvent
 
 from domain.record import Record, is_reverted
 
+from .extras import MissingExtra
 from .log import Entry, entry
 from .mapper import MsgspecMapper
 
@@ -108,8 +109,11 @@ def to_ndjson(items: Iterable[dict[str, Any]]) -> Iterator[bytes]:
 
 def to_parquet(items: Iterable[dict[str, Any]]) -> bytes:
     """The rows as a Parquet file (payload as JSON text, time as a UTC timestamp)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as e:
+        raise MissingExtra("parquet", "Parquet files") from e
 
     encoder = msgspec.json.Encoder(order="sorted")
     columns: dict[str, list[Any]] = {name: [] for name in COLUMNS}
@@ -197,7 +201,10 @@ def _ndjson_rows(path: Path) -> Iterator[Row]:
 
 
 def _parquet_rows(path: Path) -> Iterator[Row]:
-    import pyarrow.parquet as pq
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as e:
+        raise MissingExtra("parquet", "Parquet files") from e
 
     try:
         table = pq.read_table(path)

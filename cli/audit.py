@@ -21,9 +21,9 @@ import msgspec
 
 from application.audit import Report, stored_campaign_ids, stored_entries, verify, verify_stored
 from application.campaigns import Campaigns, open_campaigns
-from application.credentials import Keyring
 from application.errors import CampaignNotFound
 from application.transfer import FORMATS, ExportError, export, read
+from cli.tokens import issue_tokens, print_tokens
 
 
 def _campaign(text: str) -> UUID:
@@ -77,6 +77,10 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    if args.format == "parquet" and args.output is None and sys.stdout.isatty():
+        print("capes: a Parquet file is binary and would garble the terminal: write it to a "
+              "file with -o FILE (or pipe it)", file=sys.stderr)
+        return 2
     app = open_campaigns()
     try:
         campaign = app.get(args.campaign)
@@ -119,18 +123,9 @@ def _import(args: argparse.Namespace) -> int:
         if campaign_id is None:
             print("nothing was imported: the export does not verify", file=sys.stderr)
             return 1
-        keyring = Keyring(dict(app.env))
-        try:
-            owner = keyring.open_campaign(campaign_id)
-            seats = [(p.seat, p.name, keyring.issue(campaign_id, p.seat))
-                     for p in app.state(campaign_id).players]
-        finally:
-            keyring.close()
+        issued = issue_tokens(app, campaign_id)
         print(f"\nimported as campaign {campaign_id} ({app.get(campaign_id).version} events)")
-        print("tokens (shown once):")
-        print(f"  owner: {owner}")
-        for seat, name, token in seats:
-            print(f"  seat {seat} ({name}): {token}")
+        print_tokens(issued)
         return 0
     finally:
         app.close()
@@ -152,11 +147,13 @@ def register(commands: Any) -> None:
     check.set_defaults(run=_verify)
 
     out = commands.add_parser("export", help="write a campaign's whole log, chain included")
-    out.add_argument("campaign", type=_campaign)
-    out.add_argument("--format", choices=FORMATS, default="ndjson")
+    out.add_argument("campaign", type=_campaign, help="the campaign's id")
+    out.add_argument("--format", choices=FORMATS, default="ndjson",
+                     help="ndjson (one JSON object per line) or parquet (needs the parquet "
+                     "extra and --output); default %(default)s")
     out.add_argument("--output", "-o", type=Path, help="the file (default: standard output)")
     out.set_defaults(run=_export)
 
     into = commands.add_parser("import", help="verify an export and store it as a new campaign")
-    into.add_argument("file", type=Path)
+    into.add_argument("file", type=Path, help="an export (NDJSON or Parquet)")
     into.set_defaults(run=_import)

@@ -1,8 +1,13 @@
 """The ``capes`` console command.
 
-- ``capes serve [--host --port --workers]`` runs the HTTP server on the configured store.
+- ``capes serve [--host --port --workers --log-level]`` runs the HTTP server on the configured
+  store.
 - ``capes demo`` plays a scripted scene into the configured store (``CAPES_DB`` /
   ``CAPES_DATABASE_URL``) and prints the board and ledgers after every page.
+- the subcommands of :data:`SUBCOMMAND_MODULES`.
+
+A store or setting that cannot work stops any command at once with one line naming the
+setting and its value, and exit status 2 (:func:`main`).
 """
 
 from __future__ import annotations
@@ -11,11 +16,22 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+
+from eventsourcing.persistence import InterfaceError, OperationalError
 
 from application.campaigns import open_campaigns
-from application.config import describe_store
+from application.config import (
+    SettingError,
+    check_store,
+    describe_store,
+    who_opens_campaigns,
+)
+from application.extras import MissingExtra
 from domain.errors import DomainError
+
+#: Exit status of a misconfiguration (as argparse's for a bad command line).
+MISCONFIGURED = 2
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -28,46 +44,135 @@ def _demo(args: argparse.Namespace) -> int:
     except DomainError as refused:
         print(f"the demo was refused: {refused}", file=sys.stderr)
         return 1
-    print(f"\ncampaign {campaign} is stored with {app.get(campaign).version} events")
+    print(f"\ncampaign {campaign} is stored with {app.get(campaign).version} events; "
+          f"`capes tokens {campaign}` gives its owner and seats tokens for the HTTP API")
     return 0
+
+
+def workers_warnings(workers: int, environ: Mapping[str, str]) -> list[str]:
+    """What several worker processes will not share, given the settings (none for one)."""
+    if workers <= 1:
+        return []
+    warnings = []
+    if not environ.get("CAPES_REDIS_URL", "").strip():
+        warnings.append(
+            f"{workers} workers without CAPES_REDIS_URL: a live event stream (/events/stream) "
+            "hears only the commands of its own worker; set CAPES_REDIS_URL=redis://… to share "
+            "them")
+    if not environ.get("CAPES_DATABASE_URL", "").strip():
+        warnings.append(
+            f"{workers} workers on an SQLite file: their writers take turns at the file (one "
+            "commit at a time); PostgreSQL (CAPES_DATABASE_URL) suits several workers better")
+    if environ.get("CAPES_PROJECTIONS", "").strip().lower() != "external":
+        warnings.append(
+            f"{workers} workers each run the read models (CAPES_PROJECTIONS=internal): they "
+            "repeat each other's work; set CAPES_PROJECTIONS=external and run one `capes "
+            "projections run` beside them")
+    warnings.append(
+        f"{workers} workers each count the rate limit (CAPES_RATE_LIMIT) on their own: a "
+        f"client may send up to {workers} times the limit")
+    return warnings
 
 
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from projections.service import internal
+
+    # The settings each worker will read, checked once here: a bad one fails in one line.
+    who_opens_campaigns(os.environ)
+    try:
+        internal(os.environ)
+    except ValueError as e:
+        raise SettingError("CAPES_PROJECTIONS", os.environ.get("CAPES_PROJECTIONS", ""),
+                           "must be internal or external") from e
+    for warning in workers_warnings(args.workers, os.environ):
+        print(f"warning: {warning}", file=sys.stderr)
     print(f"Serving campaigns from {describe_store(os.environ)} at "
-          f"http://{args.host}:{args.port} (docs: /schema)")
+          f"http://{args.host}:{args.port} (docs: /schema)", flush=True)
     uvicorn.run("api.app:create_server", factory=True, host=args.host, port=args.port,
                 workers=args.workers, log_level=args.log_level)
     return 0
 
 
 #: Modules that add subcommands: each has ``register(commands)`` taking the subparsers.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("cli.record", "cli.projections", "cli.audit")
+SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "cli.record", "cli.projections", "cli.audit", "cli.tokens")
+
+
+def store_help(environ: Mapping[str, str]) -> str:
+    """Which store the commands will use, and how to choose another (``capes --help``)."""
+    try:
+        store = describe_store(environ)
+    except SettingError as e:  # pragma: no cover - describe_store does not parse
+        store = str(e)
+    return (f"store: every command uses {store}.\n"
+            "  CAPES_DB=path.sqlite          another SQLite file (default ./capes.sqlite)\n"
+            "  CAPES_DATABASE_URL=postgresql://user:password@host:5432/db\n"
+            "                                PostgreSQL instead (it wins over CAPES_DB)\n"
+            "README.md lists every setting.")
+
+
+def _port(text: str) -> int:
+    port = int(text)
+    if not 0 < port < 65536:
+        raise argparse.ArgumentTypeError(f"not a port: {text}")
+    return port
+
+
+def _positive(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more: {text}")
+    return number
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="capes", description="The Capes table server: play Capes campaigns as event logs."
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
+        prog="capes", description="The Capes table server: play Capes campaigns as event logs.",
+        epilog=store_help(os.environ), formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in SUBCOMMAND_MODULES:
         importlib.import_module(name).register(commands)
-    demo = commands.add_parser("demo", help="play a scripted scene for three players")
+    demo = commands.add_parser("demo", help="play a scripted scene for three players",
+                               description="Play a scripted scene for three players into the "
+                               "configured store, printing the board and ledgers after every "
+                               "page.")
     demo.set_defaults(run=_demo)
-    serve = commands.add_parser("serve", help="run the HTTP server")
-    serve.add_argument("--host", default=os.environ.get("CAPES_HOST", "127.0.0.1"))
-    serve.add_argument("--port", type=int, default=int(os.environ.get("CAPES_PORT", "8000")))
-    serve.add_argument("--workers", type=int, default=1,
-                       help="worker processes (set CAPES_REDIS_URL for live events across them)")
-    serve.add_argument("--log-level", default="info")
+    serve = commands.add_parser("serve", help="run the HTTP server",
+                                description="Run the HTTP server on the configured store.",
+                                epilog=store_help(os.environ),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    serve.add_argument("--host", default=os.environ.get("CAPES_HOST", "127.0.0.1"),
+                       help="the address to listen on (CAPES_HOST; default %(default)s)")
+    serve.add_argument("--port", type=_port, default=int(os.environ.get("CAPES_PORT", "8000")),
+                       help="the port to listen on (CAPES_PORT; default %(default)s)")
+    serve.add_argument("--workers", type=_positive, default=1,
+                       help="worker processes (default 1; for more, set CAPES_REDIS_URL so "
+                       "live events reach every worker's clients)")
+    serve.add_argument("--log-level", default="info",
+                       choices=["critical", "error", "warning", "info", "debug", "trace"],
+                       help="how much the server logs; info and below include the access log "
+                       "(default %(default)s)")
     serve.set_defaults(run=_serve)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``capes``: its exit status. A misconfiguration is one line on stderr, status 2."""
     args = build_parser().parse_args(argv)
-    result: int = args.run(args)
+    try:
+        if not (args.command == "verify" and args.file):  # an export file needs no store
+            check_store(os.environ)
+        result: int = args.run(args)
+    except (SettingError, MissingExtra) as e:
+        print(f"capes: {e}", file=sys.stderr)
+        return MISCONFIGURED
+    except (InterfaceError, OperationalError) as e:
+        # The store failed on first use in a way check_store did not foresee.
+        reason = " ".join(str(e).split())
+        print(f"capes: cannot use {describe_store(os.environ)}: {reason}", file=sys.stderr)
+        return MISCONFIGURED
     return result
 
 

@@ -101,58 +101,127 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bar(d: Distribution) -> str:
-    if not d.rolls:
-        return "no rolls"
-    faces = " ".join(f"{face}:{n}" for face, n in enumerate(d.faces, 1))
-    fairness = (f"chi-square {d.chi_square:.2f}, p = {d.p_value:.3f}"
-                if d.chi_square is not None and d.p_value is not None else "")
-    return f"{d.rolls:>4} rolls  {faces}  mean {d.mean:.2f}  {fairness}"
+#: Fewer rolls than this and a chi-square test of the dice says nothing yet (each face
+#: should be expected at least 5 times).
+FEW_ROLLS = 30
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 roll``, ``2 rolls``, ``no rolls``."""
+    if n == 0:
+        return f"no {many or word + 's'}"
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+def table(headers: list[str], rows: list[list[Any]], indent: str = "  ") -> list[str]:
+    """Rows under headers in columns: the first left-aligned, the others right-aligned."""
+    cells = [headers] + [["-" if v is None else str(v) for v in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    return [indent + "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                               for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+                               ).rstrip() for row in cells]
+
+
+def _dice_row(label: str, d: Distribution) -> list[Any]:
+    return [label, d.rolls, *d.faces,
+            f"{d.mean:.2f}" if d.mean is not None else None,
+            f"{d.chi_square:.2f}" if d.chi_square is not None else None,
+            f"{d.p_value:.3f}" if d.p_value is not None else None]
+
+
+def _players(a: Analytics) -> dict[int, str]:
+    return {p.seat: p.name or f"seat {p.seat}" for p in a.dice.by_player}
 
 
 def analytics_text(a: Analytics) -> str:
-    """The figures for people."""
-    title = f"campaign {a.campaign_id}" if a.campaign_id else f"{a.campaigns} campaign(s)"
-    out = [f"== Analytics of {title} (store position {a.position})",
-           f"events {a.events} in effect; {a.reverted_events} reverted "
-           f"({a.undos} undo(s), {a.rewinds} rewind(s))", "", "Dice (fair: p not small)",
-           f"  overall   {_bar(a.dice.overall)}"]
-    out += [f"  {source:<9} {_bar(d)}" for source, d in a.dice.by_source.items()]
-    out += [f"  {p.name or p.seat:<9} {_bar(p.dice)}" for p in a.dice.by_player]
-    if a.dice.reverted:
-        out.append(f"  ({a.dice.reverted} reverted roll(s) not counted)")
-    out += ["", "Story Tokens"]
-    out += [f"  {kind:<9} {n}" for kind, n in a.tokens.by_kind.items()]
-    for flow in a.tokens.totals:
-        if flow.source is not None and flow.target is not None:
-            out.append(f"  seat {flow.source} -> seat {flow.target}: {flow.amount} ({flow.kind})")
-    if a.tokens.balances:
-        last = a.tokens.balances[-1]
-        out.append(f"  after page {last.page}: tokens {last.tokens}, Debt {last.debt}")
-    out += ["", "Debt"]
-    out += [f"  {kind:<9} {n}" for kind, n in a.debt.by_kind.items()]
-    out += [f"  {drive}: {counts}" for drive, counts in a.debt.by_drive.items()]
+    """The figures for people: sentences and tables (``--json`` has every figure)."""
+    names = _players(a)
+
+    def who(seat: int | None) -> str:
+        return "the bank" if seat is None else names.get(seat, f"seat {seat}")
+
+    title = f"campaign {a.campaign_id}" if a.campaign_id else plural(a.campaigns, "campaign")
+    reverted = ("none reverted" if not a.reverted_events else
+                f"{a.reverted_events} reverted ({plural(a.undos, 'undo')}, "
+                f"{plural(a.rewinds, 'upheld dispute')}), left out of every figure")
+    out = [f"Analytics of {title} (store position {a.position})",
+           f"{plural(a.events, 'event')} in effect; {reverted}.", ""]
+
+    dice = a.dice
+    rolls = dice.overall.rolls
+    out.append(f"Dice: {plural(rolls, 'roll')}." + (
+        f" Too few to judge the dice: a chi-square test needs {FEW_ROLLS} or more."
+        if 0 < rolls < FEW_ROLLS else
+        " A p-value under 0.01 would say the dice look loaded." if rolls else ""))
+    if rolls:
+        rows = [_dice_row("all", dice.overall)]
+        rows += [_dice_row(source, d) for source, d in dice.by_source.items()]
+        rows += [_dice_row(p.name or f"seat {p.seat}", p.dice) for p in dice.by_player]
+        out += table(["", "rolls", "1", "2", "3", "4", "5", "6", "mean", "chi-square", "p"],
+                     rows)
+    if dice.reverted:
+        out.append(f"  ({plural(dice.reverted, 'reverted roll')} not counted)")
+
+    tokens = a.tokens
+    out += ["", "Story Tokens: " + (", ".join(f"{kind} {n}" for kind, n in
+                                              tokens.by_kind.items()) or "none moved yet") + "."]
+    for flow in tokens.totals:
+        if flow.source is not None and flow.target is not None and a.campaign_id:
+            out.append(f"  {who(flow.source)} gave {who(flow.target)} "
+                       f"{plural(flow.amount, 'token')} ({flow.kind}).")
+    if tokens.balances and names:
+        last = tokens.balances[-1]
+        out.append(f"  At the end of page {last.page}:")
+        seats = sorted(set(last.tokens) | set(last.debt))
+        out += table(["", "tokens", "Debt"],
+                     [[who(seat), last.tokens.get(seat, 0), last.debt.get(seat, 0)]
+                      for seat in seats], indent="    ")
+
+    debt = a.debt
+    out += ["", "Debt: " + (", ".join(f"{n} {kind}" for kind, n in debt.by_kind.items())
+                            or "none yet") + "."]
+    if debt.by_drive:
+        kinds = list(debt.by_kind)
+        out += table(["Drive", *kinds], [[drive, *(counts.get(k, 0) for k in kinds)]
+                                         for drive, counts in debt.by_drive.items()])
+
     c = a.conflicts
-    out += ["", "Conflicts"]
-    for kind, k in c.by_kind.items():
-        out.append(f"  {kind:<6} created {k.created}, resolved {k.resolved} (by side "
-                   f"{k.won_by_side}), deadlocked {k.deadlocked}, vetoed {k.vetoed}, "
-                   f"goals failed {k.goals_failed}")
+    out += ["", "Conflicts:" + ("" if c.by_kind else " none yet.")]
+    if c.by_kind:
+        out += table(["kind", "created", "resolved", "deadlocked", "vetoed", "goals failed"],
+                     [[kind, k.created, k.resolved, k.deadlocked, k.vetoed, k.goals_failed]
+                      for kind, k in c.by_kind.items()])
+        for kind, k in c.by_kind.items():
+            for side, n in k.won_by_side.items():
+                out.append(f"  Side {side} won {plural(n, kind)}.")
     for drive, d in c.by_drive.items():
-        out.append(f"  staked {drive}: {d.conflicts} conflict(s), won {d.won}, lost {d.lost}, "
-                   f"deadlocked {d.deadlocked}, Debt {d.debt}")
-    mean = f"{c.mean_pages_to_resolve:.2f}" if c.mean_pages_to_resolve is not None else "-"
-    out.append(f"  pages to resolve {c.pages_to_resolve} (mean {mean}); gloats {c.gloats} "
-               f"({c.gloat_tokens} token(s)); deadlocks {c.deadlocks}")
+        out.append(f"  {drive} was staked on {plural(d.conflicts, 'conflict')}: won {d.won}, "
+                   f"lost {d.lost}, deadlocked {d.deadlocked}; Debt staked {d.debt}.")
+    if c.pages_to_resolve:
+        took = ", ".join(f"{plural(pages, 'page')} {'once' if n == 1 else f'{n} times'}"
+                         for pages, n in c.pages_to_resolve.items())
+        mean = f" (mean {c.mean_pages_to_resolve:.1f})" if c.mean_pages_to_resolve else ""
+        out.append(f"  Resolving took {took}{mean}.")
+    out.append(f"  {plural(c.gloats, 'gloat').capitalize()} "
+               f"({plural(c.gloat_tokens, 'token')}); {plural(c.deadlocks, 'deadlock')}.")
+
     ab = a.abilities
-    out += ["", f"Abilities used {ab.uses} ({ab.super} super, {ab.reactions} reactions)",
-            f"  by category {ab.by_category}", f"  by rating {ab.by_rating}"]
+    out += ["", f"Abilities: {plural(ab.uses, 'use')} ({ab.super} super, "
+                f"{plural(ab.reactions, 'reaction')})."]
+    if ab.uses:
+        out.append("  By category: " + ", ".join(f"{k} {n}" for k, n in ab.by_category.items())
+                   + "; by rating: " + ", ".join(f"{r}: {n}" for r, n in ab.by_rating.items())
+                   + ".")
+
     p = a.pace
-    per_scene = f"{p.events_per_scene:.1f}" if p.events_per_scene is not None else "-"
-    pages = f"{p.pages_per_scene:.1f}" if p.pages_per_scene is not None else "-"
-    out += ["", f"Pace: {p.scenes} scene(s), {per_scene} events and {pages} pages per scene, "
-            f"{p.events_between_scenes} events between scenes"]
-    out += [f"  scene {s.scene}: {s.events} events, {s.pages} pages" for s in p.by_scene]
+    average = (f"; on average {p.events_per_scene:.0f} events and "
+               f"{p.pages_per_scene:.1f} pages per scene"
+               if p.events_per_scene is not None and p.pages_per_scene is not None else "")
+    out += ["", f"Pace: {plural(p.scenes, 'scene')}{average}; "
+                f"{plural(p.events_between_scenes, 'event')} between scenes."]
+    if p.by_scene:
+        out += table(["scene", "events", "pages"],
+                     [[s.scene, s.events, s.pages] for s in p.by_scene])
     return "\n".join(out)
 
 
@@ -220,7 +289,8 @@ def register(commands: Any) -> None:
 
     analytics = commands.add_parser("analytics", help="print a campaign's analytics (or all "
                                     "campaigns')")
-    analytics.add_argument("campaign", type=_campaign, nargs="?")
+    analytics.add_argument("campaign", type=_campaign, nargs="?",
+                           help="the campaign's id (or --all)")
     analytics.add_argument("--all", action="store_true", help="across every campaign")
     analytics.add_argument("--json", action="store_true", help="the figures as JSON")
     analytics.set_defaults(run=_analytics)
@@ -229,9 +299,12 @@ def register(commands: Any) -> None:
     campaigns.add_argument("search", nargs="?", default="",
                            help="part of a campaign's or a player's name")
     which = campaigns.add_mutually_exclusive_group()
-    which.add_argument("--open", dest="closed", action="store_false", default=None)
-    which.add_argument("--closed", dest="closed", action="store_true")
-    campaigns.add_argument("--limit", type=int, default=50)
+    which.add_argument("--open", dest="closed", action="store_false", default=None,
+                       help="only campaigns still open")
+    which.add_argument("--closed", dest="closed", action="store_true",
+                       help="only closed campaigns")
+    campaigns.add_argument("--limit", type=int, default=50,
+                           help="at most this many (default %(default)s)")
     campaigns.set_defaults(run=_campaigns)
 
 

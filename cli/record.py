@@ -97,7 +97,8 @@ def _diff(app: Campaigns, args: argparse.Namespace) -> int:
 def _fork(app: Campaigns, args: argparse.Namespace) -> int:
     outcome = app.fork(args.campaign, args.version, name=args.name)
     print(f"forked campaign {outcome.campaign_id} from {args.campaign} at version "
-          f"{app.get(outcome.campaign_id).record.forked_from[1]}")  # type: ignore[index]
+          f"{app.get(outcome.campaign_id).record.forked_from[1]}"  # type: ignore[index]
+          f"; `capes tokens {outcome.campaign_id}` gives its owner and seats tokens")
     return 0
 
 
@@ -117,43 +118,50 @@ def register(commands: Any) -> None:
 
     def with_campaign(name: str, help: str) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = commands.add_parser(name, help=help)
-        parser.add_argument("campaign", type=_campaign)
+        parser.add_argument("campaign", type=_campaign, help="the campaign's id")
         return parser
 
     log = with_campaign("log", "print a campaign's event log")
-    log.add_argument("--after", type=int, default=0)
-    log.add_argument("--limit", type=int, default=1000)
+    log.add_argument("--after", type=int, default=0,
+                     help="start after this position (default %(default)s: from the first)")
+    log.add_argument("--limit", type=int, default=1000,
+                     help="at most this many events (default %(default)s)")
     log.set_defaults(run=_log)
 
     state = with_campaign("state", "print the board and ledgers, now or in the past")
     when = state.add_mutually_exclusive_group()
-    when.add_argument("--version", type=int)
+    when.add_argument("--version", type=int,
+                      help="as it was after this many events (default: now)")
     when.add_argument("--at", type=datetime.fromisoformat, help="an ISO time with its zone")
     state.set_defaults(run=_state)
 
     changes = with_campaign("diff", "what changed between two versions")
-    changes.add_argument("source", type=int, metavar="FROM")
-    changes.add_argument("to", type=int, nargs="?", metavar="TO")
+    changes.add_argument("source", type=int, metavar="FROM", help="the earlier version")
+    changes.add_argument("to", type=int, nargs="?", metavar="TO",
+                         help="the later version (default: now)")
     changes.set_defaults(run=_diff)
 
     fork = with_campaign("fork", "start a new campaign from this one's game at a version")
-    fork.add_argument("--version", type=int)
-    fork.add_argument("--name")
+    fork.add_argument("--version", type=int,
+                      help="fork the game as it was after this many events (default: now)")
+    fork.add_argument("--name", help="the fork's name (default: the campaign's, marked a fork)")
     fork.set_defaults(run=_fork)
 
     def acting(name: str, help: str, build: Any, seat: bool = True) -> argparse.ArgumentParser:
         parser = with_campaign(name, help)
         if seat:
-            parser.add_argument("--seat", type=int, required=True)
-        parser.add_argument("--narration", default="")
+            parser.add_argument("--seat", type=int, required=True, help="the acting seat")
+        parser.add_argument("--narration", default="",
+                            help="what is said at the table, kept in the log")
         parser.set_defaults(run=_record_command(build))
         return parser
 
     acting("undo", "take back a seat's last command", lambda a: Undo(seat=a.seat))
     dispute = acting("dispute", "dispute a move of the current scene",
                      lambda a: OpenDispute(seat=a.seat, position=a.event, reason=a.reason))
-    dispute.add_argument("--event", type=int, required=True)
-    dispute.add_argument("--reason", required=True)
+    dispute.add_argument("--event", type=int, required=True,
+                         help="the position of an event of the disputed move")
+    dispute.add_argument("--reason", required=True, help="why the move is disputed")
     for name, help, build in (
         ("vote", "vote on the open dispute", lambda a: Vote(seat=a.seat, uphold=a.uphold)),
         ("settle", "settle the open dispute as the owner",
@@ -161,5 +169,7 @@ def register(commands: Any) -> None:
     ):
         parser = acting(name, help, build, seat=name == "vote")
         choice = parser.add_mutually_exclusive_group(required=True)
-        choice.add_argument("--uphold", dest="uphold", action="store_true")
-        choice.add_argument("--reject", dest="uphold", action="store_false")
+        choice.add_argument("--uphold", dest="uphold", action="store_true",
+                            help="take the disputed move back")
+        choice.add_argument("--reject", dest="uphold", action="store_false",
+                            help="let the disputed move stand")

@@ -198,6 +198,9 @@ _FACTS: dict[type[Any], Callable[[Any, Change], list[Fact]]] = {
     e.ConflictResolved: _resolved,
     e.ConflictDeadlocked: _deadlocked,
     e.Gloated: _gloated,
+    # A fork's players were seated in its source: name them from the state it starts from.
+    e.CampaignForked: lambda ev, ch: [("player", p.name, p.seat, None, None)
+                                      for p in ev.state.players],
     e.DieRolled: lambda ev, ch: [("roll", "reaction" if ev.reaction else "ability", ev.seat,
                                   ev.rolled, {"conflict": ev.conflict, "die": ev.die,
                                               "character": ev.character})],

@@ -7,6 +7,8 @@ import io
 from collections.abc import Callable
 from typing import Any
 
+from application.extras import MissingExtra
+
 from .analytics import FACES, Analytics
 
 #: The charts, by the name in ``/campaigns/{id}/analytics/{chart}.png``.
@@ -14,8 +16,11 @@ CHARTS = ("dice", "tokens", "debt", "conflicts", "abilities", "pace")
 
 
 def _figure(width: float = 7.0, height: float = 4.0) -> Any:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as e:
+        raise MissingExtra("charts", "Charts") from e
 
     figure = Figure(figsize=(width, height), dpi=100, layout="constrained")
     FigureCanvasAgg(figure)
@@ -40,22 +45,47 @@ def _empty(axes: Any, text: str) -> None:
     axes.set_axis_off()
 
 
+#: Fewer rolls than this and a chi-square test of the dice means nothing yet (each face
+#: should be expected at least five times).
+FEW_ROLLS = 30
+#: Marker shapes and line styles, one per player: equal series stay told apart.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+LINESTYLES = ("-", "--", "-.", ":")
+
+
+def player_names(a: Analytics) -> dict[int, str]:
+    """Each seat's player name (a seat only when the name is unknown)."""
+    return {p.seat: p.name or f"seat {p.seat}" for p in a.dice.by_player}
+
+
 def _dice(a: Analytics, axes: Any) -> None:
     dice = a.dice
-    series = [(p.name or f"seat {p.seat}", p.dice.faces) for p in dice.by_player] or [
-        ("all rolls", dice.overall.faces)]
     if dice.overall.rolls == 0:
         _empty(axes, "no dice rolled yet")
         return
+    names = player_names(a)
+    series = [(names[p.seat], p.dice.faces, p.dice.rolls) for p in dice.by_player] or [
+        ("all rolls", dice.overall.faces, dice.overall.rolls)]
     width = 0.8 / len(series)
     faces = range(1, FACES + 1)
-    for i, (label, counts) in enumerate(series):
-        axes.bar([f - 0.4 + width * (i + 0.5) for f in faces], counts, width, label=label)
-    axes.axhline(dice.overall.rolls / FACES / (len(series) if dice.by_player else 1),
-                 color="grey", linestyle="--", linewidth=1, label="fair (per series)")
-    p = dice.overall.p_value
-    axes.set_title(f"Dice: {dice.overall.rolls} rolls, chi-square "
-                   f"{dice.overall.chi_square:.2f}, p = {p:.3f}" if p is not None else "Dice")
+    for i, (label, counts, rolls) in enumerate(series):
+        xs = [f - 0.4 + width * (i + 0.5) for f in faces]
+        bars = axes.bar(xs, counts, width,
+                        label=f"{label} ({rolls} roll{'s' if rolls != 1 else ''})")
+        if rolls:
+            # Fair for this series: its own rolls spread evenly, a mark over each of its bars.
+            axes.hlines([rolls / FACES] * FACES, [x - width / 2 for x in xs],
+                        [x + width / 2 for x in xs], colors=bars.patches[0].get_facecolor(),
+                        linestyles="dashed", linewidth=1.5, label="_fair")
+    axes.plot([], [], color="grey", linestyle="--", label="fair: each player's rolls / 6")
+    overall = dice.overall
+    if overall.rolls < FEW_ROLLS:
+        judged = f"too few to judge fairness (a chi-square needs {FEW_ROLLS}+)"
+    elif overall.p_value is not None and overall.chi_square is not None:
+        judged = f"chi-square {overall.chi_square:.2f}, p = {overall.p_value:.3f}"
+    else:  # pragma: no cover - the figures come together
+        judged = ""
+    axes.set_title(f"Dice: {overall.rolls} rolls, {judged}" if judged else "Dice")
     _integers(axes)
     axes.set_xticks(list(faces))
     axes.set_xlabel("face")
@@ -63,29 +93,41 @@ def _dice(a: Analytics, axes: Any) -> None:
     axes.legend(fontsize="small")
 
 
-def _balances(a: Analytics, axes: Any, field: str, title: str) -> None:
+def _balances(a: Analytics, axes: Any, field: str, title: str, unit: str) -> None:
     balances = a.tokens.balances
     if not balances:
         _empty(axes, "no page has ended yet")
         return
-    seats = sorted({s for b in balances for s in getattr(b, field)})
-    names = {p.seat: p.name for p in a.dice.by_player}
+    names = player_names(a)
+    seats = sorted({s for b in balances for s in getattr(b, field)} | set(names))
     pages = [b.page for b in balances]
-    for seat in seats:
-        axes.step(pages, [getattr(b, field).get(seat, 0) for b in balances], where="post",
-                  marker="o", label=names.get(seat) or f"seat {seat}")
+    # Equal lines would hide each other: each player's is nudged sideways a little and has a
+    # marker and a line style of its own.
+    step = min(0.08, 0.5 / max(len(seats), 1))
+    for i, seat in enumerate(seats):
+        shift = (i - (len(seats) - 1) / 2) * step
+        axes.step([page + shift for page in pages],
+                  [getattr(b, field).get(seat, 0) for b in balances], where="post",
+                  marker=MARKERS[i % len(MARKERS)],
+                  linestyle=LINESTYLES[i % len(LINESTYLES)], linewidth=1.5, markersize=6,
+                  alpha=0.85, label=names.get(seat, f"seat {seat}"))
     _integers(axes)
+    axes.set_xticks(pages)
+    top = max((getattr(b, field).get(seat, 0) for b in balances for seat in seats), default=0)
+    axes.set_ylim(bottom=-0.3, top=top + 1.2)  # room for the legend above the lines
     axes.set_title(title)
     axes.set_xlabel("page")
-    axes.legend(fontsize="small")
+    axes.set_ylabel(unit)
+    axes.legend(fontsize="small", ncols=min(len(seats), 4), loc="upper left")
 
 
 def _tokens(a: Analytics, axes: Any) -> None:
-    _balances(a, axes, "tokens", "Story Tokens per player at the end of each page")
+    _balances(a, axes, "tokens", "Story Tokens per player at the end of each page", "tokens")
 
 
 def _debt(a: Analytics, axes: Any) -> None:
-    _balances(a, axes, "debt", "Debt of each player's characters at the end of each page")
+    _balances(a, axes, "debt", "Debt of each player's characters at the end of each page",
+              "Debt")
 
 
 def _conflicts(a: Analytics, axes: Any) -> None:
@@ -130,16 +172,25 @@ def _pace(a: Analytics, axes: Any) -> None:
         _empty(axes, "no scene yet")
         return
     numbers = [s.scene for s in scenes]
-    axes.bar(numbers, [s.events for s in scenes], label="events")
+    bars = axes.bar(numbers, [s.events for s in scenes], label="events (bars, left scale)")
+    axes.bar_label(bars, padding=2, fontsize="small")
     axes.set_xlabel("scene")
     axes.set_ylabel("events")
+    axes.set_ylim(top=max(s.events for s in scenes) * 1.15 + 1)
     pages = axes.twinx()
-    pages.plot(numbers, [s.pages for s in scenes], color="black", marker="o", label="pages")
+    line = pages.plot(numbers, [s.pages for s in scenes], color="black", marker="o",
+                      label="pages (dots, right scale)")
+    for scene in scenes:
+        pages.annotate(f"{scene.pages} page{'s' if scene.pages != 1 else ''}",
+                       (scene.scene, scene.pages), textcoords="offset points", xytext=(8, 4),
+                       fontsize="small")
     pages.set_ylabel("pages")
     pages.set_ylim(bottom=0, top=max(s.pages for s in scenes) + 1)
     _integers(pages)
     axes.set_xticks(numbers)
     axes.set_title("Pace: events and pages per scene")
+    axes.legend([bars, *line], [bars.get_label(), line[0].get_label()], fontsize="small",
+                loc="upper left")
 
 
 _DRAW: dict[str, Callable[[Analytics, Any], None]] = {
@@ -148,9 +199,14 @@ _DRAW: dict[str, Callable[[Analytics, Any], None]] = {
 }
 
 
-def chart(analytics: Analytics, name: str) -> bytes:
-    """The PNG of chart ``name`` (one of :data:`CHARTS`; KeyError otherwise)."""
+def figure_of(analytics: Analytics, name: str) -> Any:
+    """The matplotlib Figure of chart ``name`` (one of :data:`CHARTS`; KeyError otherwise)."""
     draw = _DRAW[name]
     figure = _figure()
     draw(analytics, figure.add_subplot())
-    return _png(figure)
+    return figure
+
+
+def chart(analytics: Analytics, name: str) -> bytes:
+    """The PNG of chart ``name`` (one of :data:`CHARTS`; KeyError otherwise)."""
+    return _png(figure_of(analytics, name))

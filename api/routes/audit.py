@@ -20,6 +20,7 @@ from litestar.openapi.spec import OpenAPIMediaType, Operation, Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.params import FromPath, QueryParameter
 
+from api import problems
 from api.services import QUERY_PROBLEMS, ActorDep, ServicesDep, in_thread
 from application.audit import Report, stored_entries, verify_stored
 from application.transfer import MEDIA_TYPES, export
@@ -65,7 +66,7 @@ class ExportOperation(Operation):
 
 
 @get("/campaigns/{campaign_id:uuid}/export", summary="Export the log", tags=["audit"],
-     responses=QUERY_PROBLEMS, media_type=MEDIA_TYPES["ndjson"],
+     responses={**QUERY_PROBLEMS, **problems.responses(501)}, media_type=MEDIA_TYPES["ndjson"],
      operation_class=ExportOperation)
 async def export_campaign(
     campaign_id: FromPath[UUID],

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
 from uuid import UUID, uuid4
 
-from litestar import post
+from litestar import Request, post
 from litestar.params import FromPath, JSONBody
 
 from api import problems
 from api.schemas import CampaignOpened, NewCampaign, NewSeat, SeatTaken
-from api.services import ServicesDep, announce
+from api.services import ServicesDep, announce, authenticate_host
 from domain.capes import commands as c
 from domain.record.commands import SetTableOptions
 
@@ -19,10 +20,16 @@ from domain.record.commands import SetTableOptions
     status_code=201,
     summary="Open a campaign",
     tags=["lobby"],
-    responses=problems.responses(400, 413, 429),
+    responses=problems.responses(400, 401, 403, 413, 429),
+    # No token needed, unless the host restricts it (CAPES_OPEN_CAMPAIGNS=host): the host key.
+    security=[{}, {"bearer": []}],
 )
-async def open_campaign(data: JSONBody[NewCampaign], services: ServicesDep) -> CampaignOpened:
-    """A new campaign; the response's ``owner_token`` is shown once."""
+async def open_campaign(request: Request[Any, Any, Any], data: JSONBody[NewCampaign],
+                        services: ServicesDep) -> CampaignOpened:
+    """A new campaign; the response's ``owner_token`` is shown once. With
+    ``CAPES_OPEN_CAMPAIGNS=host`` only ``Authorization: Bearer $CAPES_HOST_KEY`` may open one."""
+    if services.hosts_only:
+        authenticate_host(request, services, "opening campaigns")
     campaign_id = uuid4()
     token = await services.committer.call(services.keyring.open_campaign, campaign_id)
     command = c.CreateCampaign(
@@ -42,6 +49,7 @@ async def open_campaign(data: JSONBody[NewCampaign], services: ServicesDep) -> C
     summary="Take a seat",
     tags=["lobby"],
     responses=problems.responses(400, 404, 409, 413, 422, 429),
+    security=[{}],  # no token needed: the campaign id is the invitation
 )
 async def take_seat(
     campaign_id: FromPath[UUID], data: JSONBody[NewSeat], services: ServicesDep

@@ -17,7 +17,6 @@ as a bearer token: a campaign's id is its invitation, so the list is not for eve
 
 from __future__ import annotations
 
-import hmac
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -25,9 +24,7 @@ import msgspec
 from litestar import Request, Response, get
 from litestar.di import Provide
 from litestar.exceptions import (
-    NotAuthorizedException,
     NotFoundException,
-    PermissionDeniedException,
     ServiceUnavailableException,
     ValidationException,
 )
@@ -38,8 +35,8 @@ from api.services import (
     ActorDep,
     ReadPosition,
     ServicesDep,
-    _token,
     authenticate,
+    authenticate_host,
     in_thread,
 )
 from projections.analytics import Analytics
@@ -167,7 +164,7 @@ async def get_campaign_analytics(
     tags=["read models"],
     dependencies={"actor": Provide(lambda: None, sync_to_thread=False)},
     media_type="image/png",
-    responses=READ_PROBLEMS,
+    responses={**READ_PROBLEMS, **problems.responses(501)},
 )
 async def get_chart(
     campaign_id: FromPath[UUID],
@@ -195,17 +192,20 @@ async def get_chart(
 
 @get(
     "/analytics",
-    summary="Analytics across every campaign (aggregate figures)",
+    summary="Analytics across every campaign (aggregate figures; host only)",
     tags=["read models"],
-    responses=problems.responses(400, 429, 503),
+    responses=problems.responses(400, 401, 403, 429, 503),
 )
 async def get_analytics(
+    request: Request[Any, Any, Any],
     services: ServicesDep,
     position: ReadPosition = None,
     timeout: Timeout = 2.0,
 ) -> Analytics:
     """The same figures as a campaign's, over every campaign, without ids, names, seats or
-    per-page series; recomputed at most every few seconds."""
+    per-page series; recomputed at most every few seconds. Needs ``Authorization: Bearer
+    $CAPES_HOST_KEY``."""
+    authenticate_host(request, services, "analytics across campaigns")
     models = _models(services.read_models)
 
     def figures() -> Analytics:
@@ -240,13 +240,7 @@ async def list_campaigns(
     timeout: Timeout = 2.0,
 ) -> Directory:
     """Campaigns, last played first. Needs ``Authorization: Bearer $CAPES_HOST_KEY``."""
-    if not services.host_key:
-        raise PermissionDeniedException("the directory is off: the host sets CAPES_HOST_KEY")
-    token = _token(request, query=False)
-    if token is None:
-        raise NotAuthorizedException("the host key is required: Authorization: Bearer <key>")
-    if not hmac.compare_digest(token.encode(), services.host_key.encode()):
-        raise NotAuthorizedException("this is not the host key")
+    authenticate_host(request, services, "the directory")
     models = _models(services.read_models)
 
     def search() -> list[Listing]:

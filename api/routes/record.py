@@ -208,13 +208,13 @@ class SeatToken(msgspec.Struct, frozen=True, kw_only=True):
     "/campaigns/{campaign_id:uuid}/seats/{seat:int}/token",
     status_code=201,
     tags=["owner"],
-    summary="Issue a seat a new token (revoking the old one)",
+    summary="Issue a seat a new token",
     responses=problems.responses(401, 403, 404, 429),
 )
 async def issue_seat_token(
     campaign_id: FromPath[UUID], seat: FromPath[int], actor: ActorDep, services: ServicesDep
 ) -> SeatToken:
-    """For a fork's seats, or a player who lost theirs: the seat's earlier token is revoked."""
+    """For a fork's seats, or a player who lost theirs: the seat's earlier token stops working."""
     _owner(actor)
     state = await in_thread(services.campaigns.state, campaign_id)
     if not 1 <= seat <= len(state.players):

@@ -280,12 +280,29 @@ def server(environ: Mapping[str, str], log: Path, workers: int = 1,
     afterwards. ``log_level="info"`` logs every request line too; ``port``: a given one (to
     start a server again where a killed one was), else a free one."""
     port = port or free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
-    env.update({"CAPES_RATE_LIMIT": "0", **environ})
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests")])
     command = [sys.executable, "-m", "uvicorn", factory, "--factory",
                "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
                "--log-level", log_level]
+    with _running(command, port, environ, log) as base:
+        yield base
+
+
+@contextmanager
+def capes_serve(environ: Mapping[str, str], log: Path, *options: str) -> Iterator[str]:
+    """``capes serve`` itself (its access log on, at ``--log-level info``), as :func:`server`."""
+    port = free_port()
+    command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), *options]
+    with _running(command, port, environ, log) as base:
+        yield base
+
+
+@contextmanager
+def _running(command: list[str], port: int, environ: Mapping[str, str],
+             log: Path) -> Iterator[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
+    env.update({"CAPES_RATE_LIMIT": "0", **environ})
+    # Factories of the tests' own (tests/browser/scripted_server.py) import from tests/.
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests")])
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)

@@ -353,6 +353,7 @@ def test_a_client_over_the_rate_limit_gets_429_and_its_command_is_not_run(
         assert response.headers["content-type"] == "application/problem+json"
         assert {"ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"} <= set(
             response.headers), response.headers
+        assert 1 <= int(response.headers["retry-after"]) <= 2, "RFC 9110's Retry-After"
         assert campaigns.get(campaign).version == version
         time.sleep(1.1)  # the next window
         assert table.send(command, narration).status_code == 200

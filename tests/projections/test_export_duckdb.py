@@ -22,8 +22,11 @@ pytest.importorskip("application.transfer", reason="capes export is not in this 
 
 
 def readme_query() -> str:
-    """The SQL of the README's ``duckdb -c "…"`` example."""
-    found = re.search(r'duckdb -c "(.*?)"\n', README.read_text(encoding="utf-8"), re.DOTALL)
+    """The SQL of the README's ``duckdb.sql(...)`` example: DuckDB's Python package, which pip
+    installs (its command-line tool is a separate download)."""
+    text = README.read_text(encoding="utf-8")
+    assert "duckdb -c" not in text, "pip does not install DuckDB's command-line tool"
+    found = re.search(r'duckdb\.sql\("""(.*?)"""\)', text, re.DOTALL)
     assert found, "the README shows a DuckDB query over an export"
     return found.group(1)
 

@@ -1,0 +1,56 @@
+"""The host controls their server (issue 14, item 6): who may open campaigns
+(``CAPES_OPEN_CAMPAIGNS``), analytics across campaigns for the host key only."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import bearer
+from litestar.testing import TestClient
+
+from api.app import create_app
+from application.campaigns import Campaigns
+from application.config import SettingError
+
+HOST = "the-host-key"
+CAMPAIGN = {"name": "Harbor City"}
+
+
+def client(memory_env: dict[str, str], **environ: str) -> TestClient:  # type: ignore[type-arg]
+    return TestClient(create_app(Campaigns(memory_env), rate_limit=0, environ=environ))
+
+
+def test_anyone_may_open_a_campaign_by_default(memory_env: dict[str, str]) -> None:
+    with client(memory_env, CAPES_HOST_KEY=HOST) as c:
+        assert c.post("/campaigns", json=CAMPAIGN).status_code == 201
+
+
+def test_the_host_may_keep_opening_campaigns_to_the_host_key(memory_env: dict[str, str]) -> None:
+    with client(memory_env, CAPES_HOST_KEY=HOST, CAPES_OPEN_CAMPAIGNS="host") as c:
+        refused = c.post("/campaigns", json=CAMPAIGN)
+        assert refused.status_code == 401 and "host key" in refused.json()["detail"]
+        assert c.post("/campaigns", json=CAMPAIGN, headers=bearer("guess")).status_code == 401
+        opened = c.post("/campaigns", json=CAMPAIGN, headers=bearer(HOST))
+        assert opened.status_code == 201
+        # Seats still join with the campaign id alone: the invitation.
+        seats = f"/campaigns/{opened.json()['campaign_id']}/seats"
+        assert c.post(seats, json={"name": "Ana"}).status_code == 201
+
+
+@pytest.mark.parametrize("environ, message", [
+    ({"CAPES_OPEN_CAMPAIGNS": "host"}, "CAPES_OPEN_CAMPAIGNS=host: needs CAPES_HOST_KEY set"),
+    ({"CAPES_OPEN_CAMPAIGNS": "friends"}, "CAPES_OPEN_CAMPAIGNS=friends: must be anyone or host"),
+])
+def test_a_restriction_that_cannot_work_is_refused_at_start(
+    memory_env: dict[str, str], environ: dict[str, str], message: str
+) -> None:
+    with pytest.raises(SettingError, match=message):
+        create_app(Campaigns(memory_env), rate_limit=0, environ=environ)
+
+
+def test_analytics_across_campaigns_are_the_hosts(memory_env: dict[str, str]) -> None:
+    with client(memory_env) as c:
+        assert c.get("/analytics").status_code == 403, "off without a host key"
+    with client(memory_env, CAPES_HOST_KEY=HOST) as c:
+        assert c.get("/analytics").status_code == 401
+        assert c.get("/analytics", headers=bearer("guess")).status_code == 401
+        assert c.get("/analytics", headers=bearer(HOST)).status_code == 200

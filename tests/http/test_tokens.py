@@ -1,0 +1,156 @@
+"""Tokens (issue 14, item 3): a reissued token revokes the one before, ``capes tokens`` issues
+them on the host's store, ``GET /campaigns/{id}/me`` tells a holder who they are, and no token
+ever reaches the server's log."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from helpers import TIMEOUT, app_client, bearer, capes_serve, demo_table, open_campaign
+from stores import MakeApp
+
+from application.campaigns import Campaigns
+from application.config import persistence_env
+from application.credentials import OWNER, Keyring
+from cli.main import main
+from domain.capes import commands as c
+
+
+def test_a_reissued_seat_token_revokes_the_one_before(
+    shared_store_env: dict[str, str], make_app: MakeApp,
+) -> None:
+    store_env = shared_store_env
+    keyring = Keyring(store_env)
+    try:
+        campaign = make_app(store_env).create(c.CreateCampaign(name="Keys")).campaign_id
+        owner = keyring.open_campaign(campaign)
+        first = keyring.issue(campaign, 1)
+        second = keyring.issue(campaign, 1)
+        assert keyring.authenticate(campaign, first) is None
+        assert keyring.authenticate(campaign, second) is not None
+        assert keyring.authenticate(campaign, second).seat == 1  # type: ignore[union-attr]
+        new_owner = keyring.issue(campaign, OWNER)
+        assert keyring.authenticate(campaign, owner) is None
+        assert keyring.authenticate(campaign, new_owner).owner  # type: ignore[union-attr]
+        assert keyring.authenticate(campaign, second) is not None, "other seats keep theirs"
+        # Read again from the store (another process's view): the same.
+        again = Keyring(store_env)
+        try:
+            assert again.authenticate(campaign, first) is None
+            assert again.authenticate(campaign, owner) is None
+            assert again.authenticate(campaign, second) is not None
+        finally:
+            again.close()
+    finally:
+        keyring.close()
+
+
+def test_a_token_revoked_by_another_process_stops_working_once_the_keys_go_stale(
+    sqlite_env: dict[str, str], make_app: MakeApp,
+) -> None:
+    server, host = Keyring(sqlite_env), Keyring(sqlite_env)
+    try:
+        campaign = make_app(sqlite_env).create(c.CreateCampaign(name="Keys")).campaign_id
+        host.open_campaign(campaign)
+        old = host.issue(campaign, 1)
+        assert server.authenticate(campaign, old) is not None  # now in the server's memory
+        host.issue(campaign, 1)
+        server.fresh_for = 0.0  # as if its keys were older than that
+        assert server.cached(campaign, old) is None
+        assert server.authenticate(campaign, old) is None
+    finally:
+        server.close()
+        host.close()
+
+
+def test_reissuing_a_seat_token_over_http_revokes_the_old_one(
+    memory_env: dict[str, str],
+) -> None:
+    with app_client(memory_env) as client:
+        table = open_campaign(client, players=["Ana"])
+        old = table.tokens[1]
+        response = client.post(table.url("/seats/1/token"), headers=table.as_owner())
+        assert response.status_code == 201, response.text
+        new = response.json()["token"]
+        assert client.get(table.url("/board"), headers=bearer(old)).status_code == 401
+        assert client.get(table.url("/board"), headers=bearer(new)).status_code == 200
+
+
+def test_a_token_tells_its_holder_the_campaign_and_seat(memory_env: dict[str, str]) -> None:
+    with app_client(memory_env) as client:
+        table = open_campaign(client, "Harbor City", players=["Ana", "Ben"])
+        me = client.get(table.url("/me"), headers=table.as_seat(2)).json()
+        assert me == {"campaign_id": table.campaign_id, "campaign": "Harbor City",
+                      "owner": False, "seat": 2, "player": "Ben"}
+        me = client.get(table.url("/me"), headers=table.as_owner()).json()
+        assert me["owner"] is True and me["seat"] is None and me["player"] is None
+        assert client.get(table.url("/me"), headers=bearer("nope")).status_code == 401
+
+
+def test_capes_tokens_issues_owner_and_seat_tokens_on_the_configured_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A campaign played from the console has no tokens: the host issues them."""
+    monkeypatch.setenv("CAPES_DB", str(tmp_path / "capes.sqlite"))
+    monkeypatch.delenv("CAPES_DATABASE_URL", raising=False)
+    env = persistence_env({"CAPES_DB": str(tmp_path / "capes.sqlite")})
+    app = Campaigns(env)
+    campaign = app.create(c.CreateCampaign(name="From the console")).campaign_id
+    app.execute(campaign, c.SeatPlayer(name="Ana"))
+    app.execute(campaign, c.SeatPlayer(name="Ben"))
+    app.close()
+
+    assert main(["tokens", str(campaign)]) == 0
+    out = capsys.readouterr().out
+    tokens = dict(re.findall(r"^  (owner|seat \d \(\w+\)): +(\S+)$", out, re.MULTILINE))
+    assert set(tokens) == {"owner", "seat 1 (Ana)", "seat 2 (Ben)"}
+
+    assert main(["tokens", str(campaign), "--seat", "2"]) == 0
+    reissued = dict(re.findall(r"^  (seat \d \(\w+\)): +(\S+)$", capsys.readouterr().out,
+                               re.MULTILINE))
+    assert set(reissued) == {"seat 2 (Ben)"}
+
+    with app_client(env) as client:
+        def me(token: str) -> Any:
+            return client.get(f"/campaigns/{campaign}/me", headers=bearer(token))
+
+        assert me(tokens["owner"]).json()["owner"] is True
+        assert me(tokens["seat 1 (Ana)"]).json()["player"] == "Ana"
+        assert me(tokens["seat 2 (Ben)"]).status_code == 401, "revoked by the reissue"
+        assert me(reissued["seat 2 (Ben)"]).json()["seat"] == 2
+
+    assert main(["tokens", str(campaign), "--seat", "9"]) == 1
+    assert "no seat 9" in capsys.readouterr().err
+
+
+def test_no_token_reaches_the_servers_log(tmp_path: Path) -> None:
+    """Every way of passing a token (the header, ``?token=`` on the live stream and on a
+    chart, the host key), against ``capes serve`` with its access log on."""
+    host_key = "host-key-" + "k" * 40
+    environ = {"CAPES_DB": str(tmp_path / "capes.sqlite"), "CAPES_HOST_KEY": host_key}
+    log = tmp_path / "server.log"
+    with capes_serve(environ, log, "--log-level", "info") as base, \
+            httpx.Client(base_url=base, timeout=TIMEOUT) as client:
+        table = demo_table(client)
+        secrets = [table.owner_token, *table.tokens.values(), host_key]
+        seat = table.tokens[1]
+        assert client.get(table.url("/board"), headers=bearer(seat)).status_code == 200
+        assert client.get(table.url("/analytics/dice.png"),
+                          params={"token": seat}).status_code == 200
+        with client.stream("GET", table.url("/events/stream"), params={"token": seat}) as live:
+            assert live.status_code == 200
+            next(live.iter_lines())
+        reissued = client.post(table.url("/seats/2/token"), headers=table.as_owner())
+        secrets.append(reissued.json()["token"])
+        assert client.get("/campaigns", headers=bearer(host_key)).status_code == 200
+        assert client.get("/analytics", headers=bearer(host_key)).status_code == 200
+        # A wrong token in the query string is kept out too.
+        client.get(table.url("/events/stream"), params={"token": "wrong-" + seat})
+    written = log.read_text()
+    assert "/events/stream?token=" in written, "the access log was on"
+    for secret in secrets:
+        assert secret not in written

@@ -1,0 +1,143 @@
+"""The command line speaks to people (issue 14, item 5): help for every option, the store named
+in ``capes --help``, analytics as tables and sentences, no binary on a terminal, and a
+misconfiguration stopped at once in one line naming the setting and its value."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pty
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from application.campaigns import Campaigns
+from application.config import persistence_env
+from application.dice import ScriptedDice
+from cli.demo import DEMO_DICE, play_demo
+from cli.main import build_parser, main, workers_warnings
+from cli.projections import analytics_text
+from projections.service import ReadModels
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def parsers(parser: argparse.ArgumentParser, name: str = "capes"
+            ) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, subparser in action.choices.items():
+                yield from parsers(subparser, f"{name} {sub}")
+
+
+def test_every_command_and_option_has_help_text() -> None:
+    missing = []
+    for name, parser in parsers(build_parser()):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                helped = {a.dest for a in action._choices_actions if a.help}
+                missing += [f"{name} {sub}" for sub in action.choices if sub not in helped]
+            elif not isinstance(action, argparse._HelpAction) and not action.help:
+                missing.append(f"{name} {'/'.join(action.option_strings) or action.dest}")
+    assert missing == []
+
+
+def test_capes_help_says_which_store_and_how_to_change_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CAPES_DB", "/srv/tables/harbor.sqlite")
+    monkeypatch.delenv("CAPES_DATABASE_URL", raising=False)
+    text = build_parser().format_help()
+    assert "the SQLite file /srv/tables/harbor.sqlite" in text
+    assert "CAPES_DB=" in text and "CAPES_DATABASE_URL=" in text
+    monkeypatch.setenv("CAPES_DATABASE_URL", "postgresql://capes:secret@db:5432/capes")
+    text = build_parser().format_help()
+    assert "PostgreSQL postgresql://capes:***@db:5432/capes" in text
+    assert "secret" not in text
+
+
+def test_analytics_print_as_tables_and_sentences_not_python_values() -> None:
+    app = Campaigns(persistence_env({"CAPES_DB": ":memory:"}), dice=ScriptedDice(DEMO_DICE))
+    campaign = play_demo(app, out=lambda _: None)
+    read_models = ReadModels(app, ["analytics"])
+    try:
+        read_models.runner.catch_up()
+        figures = read_models.analytics.analytics(campaign)
+        assert figures is not None
+        text = analytics_text(figures)
+    finally:
+        read_models.close()
+        app.close()
+    assert not re.search(r"[{}]|': |\d\.0 events", text), text
+    assert "Ben gave Ana 2 tokens (gift)." in text
+    assert "Too few to judge the dice" in text, "8 rolls: the chi-square means nothing yet"
+    assert re.search(r"^ +Ana +2 +4$", text, re.M), "tokens and Debt after the last page"
+    assert re.search(r"^  Justice +2 +2 +0 +1$", text, re.M), "Debt by Drive"
+
+
+def test_a_parquet_export_to_a_terminal_is_refused(tmp_path: Path) -> None:
+    """Run under a pseudo-terminal: the command asks for -o instead of writing binary."""
+    env = {**os.environ, "CAPES_DB": str(tmp_path / "capes.sqlite")}
+    env.pop("CAPES_DATABASE_URL", None)
+    controller, terminal = pty.openpty()
+    try:
+        process = subprocess.run(
+            [sys.executable, "-m", "cli.main", "export", "0" * 32, "--format", "parquet"],
+            cwd=ROOT, env=env, stdout=terminal, stderr=subprocess.PIPE, timeout=60)
+    finally:
+        os.close(terminal)
+        os.close(controller)
+    assert process.returncode == 2
+    assert b"-o FILE" in process.stderr
+
+
+@pytest.mark.parametrize("setting, value, named", [
+    ("CAPES_DB", "/nonexistent/dir/x.sqlite", "CAPES_DB=/nonexistent/dir/x.sqlite"),
+    ("CAPES_DATABASE_URL", "postgresql://postgres:pw@127.0.0.1:9/test",
+     "CAPES_DATABASE_URL=postgresql://postgres:***@127.0.0.1:9/test"),
+    ("CAPES_DATABASE_URL", "mysql://db/test", "CAPES_DATABASE_URL=mysql://db/test"),
+])
+@pytest.mark.parametrize("command", [["campaigns"], ["serve", "--port", "9"]])
+def test_a_misconfigured_store_fails_at_once_in_one_line_naming_it(
+    setting: str, value: str, named: str, command: list[str],
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
+    env[setting] = value
+    started = time.monotonic()
+    process = subprocess.run([sys.executable, "-m", "cli.main", *command], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=60)
+    took = time.monotonic() - started
+    assert process.returncode == 2, process.stderr
+    lines = process.stderr.strip().splitlines()
+    assert len(lines) == 1 and named in lines[0], process.stderr
+    assert "pw" not in process.stderr
+    assert took < 5, f"{took:.1f} s"
+
+
+def test_a_host_restriction_that_cannot_work_stops_capes_serve(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CAPES_DB", str(tmp_path / "capes.sqlite"))
+    monkeypatch.delenv("CAPES_HOST_KEY", raising=False)
+    monkeypatch.setenv("CAPES_OPEN_CAMPAIGNS", "host")
+    assert main(["serve"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "capes: CAPES_OPEN_CAMPAIGNS=host: needs CAPES_HOST_KEY set")
+
+
+def test_several_workers_warn_what_they_will_not_share() -> None:
+    assert workers_warnings(1, {}) == []
+    alone = " ".join(workers_warnings(4, {}))
+    assert "CAPES_REDIS_URL" in alone and "SQLite" in alone
+    assert "CAPES_PROJECTIONS=external" in alone and "rate limit" in alone
+    shared = " ".join(workers_warnings(4, {
+        "CAPES_REDIS_URL": "redis://127.0.0.1:6379/0",
+        "CAPES_DATABASE_URL": "postgresql://db/capes", "CAPES_PROJECTIONS": "external"}))
+    assert "CAPES_REDIS_URL" not in shared and "SQLite" not in shared
+    assert "CAPES_PROJECTIONS" not in shared
