@@ -102,13 +102,22 @@ def channel(campaign_id: UUID) -> str:
 # -- authentication --------------------------------------------------------------------------
 
 
+#: The HttpOnly cookie a browser's page gets in exchange for its token (``POST
+#: /campaigns/{id}/session``): it authenticates reads only (GET), so that an ``EventSource``, an
+#: ``<img>`` or a download link needs no token in its URL; every write still needs the header.
+SESSION_COOKIE = "capes_session"
+
+
 def _token(request: Request[Any, Any, Any], query: bool) -> str | None:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
-    if query:
+    if query and request.query_params.get("token"):
         return request.query_params.get("token") or None
+    if request.method in ("GET", "HEAD"):
+        # Reads only: a cookie rides along with any request, a write must prove intent.
+        return request.cookies.get(SESSION_COOKIE) or None
     return None
 
 

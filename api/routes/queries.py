@@ -4,9 +4,10 @@ look at the past; the board and ledgers of now come from the read models."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncGenerator, Callable
 from datetime import datetime
-from typing import Annotated, Any, TypeVar, Union
+from typing import Annotated, Any, Literal, TypeVar, Union
 from uuid import UUID
 
 import anyio
@@ -253,18 +254,46 @@ async def stream_events(
         int | None, QueryParameter(ge=0, le=2**62, description="Resume after this position")
     ] = None,
     token: Annotated[
-        str | None, QueryParameter(description="The bearer token, for browsers")
+        str | None, QueryParameter(description="The bearer token, for clients that cannot "
+                                   "send headers (a browser page: use the session cookie)")
     ] = None,
+    plain: Annotated[
+        bool, QueryParameter(description="Messages without an event name, so that "
+                             "`EventSource.onmessage` receives them (the type is in the data)")
+    ] = False,
+    with_board: Annotated[
+        bool, QueryParameter(name="board", description="After each change, one more message "
+                             "(event `board`): the board as of that change")
+    ] = False,
 ) -> ServerSentEvent:
     """Every event from ``after`` (or the ``Last-Event-ID`` header) on, then each new one.
 
-    Each message's ``id`` is the event's position and its ``event`` the event type.
+    Each message's ``id`` is the event's position and its ``event`` the event type (none with
+    ``plain=true``). With ``board=true``, once the stream has sent every event there is, it
+    sends ``{"type": "board", "version": N, "board": {...}}`` (id N, event ``board``): the
+    board after event N, so a page needs no second request to redraw.
     """
     await authenticate(request, campaign_id, services, query=True)
     last_id = request.headers.get("last-event-id", "").strip()
     start = int(last_id) if last_id.isdigit() else (after or 0)
     await services.committer.latest(campaign_id)  # 404 before the stream starts
-    return ServerSentEvent(_follow(services, campaign_id, start))
+    return ServerSentEvent(_follow(services, campaign_id, start, plain, with_board),
+                           retry_duration=RECONNECT_MS)
+
+
+#: How soon a browser's EventSource reconnects after the stream drops (its default is ~3 s,
+#: long at a table): sent as the stream's first line (``retry:``).
+RECONNECT_MS = 1000
+#: The event-name lines of messages in their wire form (left out with ``plain=true``).
+_EVENT_LINES = re.compile(rb"^event: [^\r\n]*\r?\n", re.MULTILINE)
+
+
+class BoardMessage(msgspec.Struct, frozen=True, kw_only=True):
+    """The stream's ``board`` message: the board as of event ``version``."""
+
+    type: Literal["board"] = "board"
+    version: int
+    board: Board
 
 
 class _Wire(ServerSentEventMessage):
@@ -276,7 +305,8 @@ class _Wire(ServerSentEventMessage):
 
 
 async def _follow(
-    services: ServicesDep, campaign_id: FromPath[UUID], last: int
+    services: ServicesDep, campaign_id: FromPath[UUID], last: int, plain: bool = False,
+    with_board: bool = False,
 ) -> AsyncGenerator[ServerSentEventMessage, None]:
     encoder = msgspec.json.Encoder()
     subscriber = await services.channels.subscribe([channel(campaign_id)])
@@ -289,12 +319,15 @@ async def _follow(
                 for record in records:
                     out: EventOut = event_out(record)
                     yield ServerSentEventMessage(
-                        data=encoder.encode(out).decode(), event=out.type, id=out.position
+                        data=encoder.encode(out).decode(), event=None if plain else out.type,
+                        id=out.position,
                     )
                     last = out.position
                 if len(records) == 200:
                     continue
                 behind = False
+                if records and with_board:
+                    yield await _board_message(services, campaign_id, last, plain, encoder)
             message = b""
             with anyio.move_on_after(KEEPALIVE) as waited:
                 async for item in subscriber.iter_events():
@@ -312,13 +345,32 @@ async def _follow(
             header, _, wire = message.partition(b"\n")
             first, _, final = header.partition(b" ")
             if wire and int(first) == last + 1:
-                yield _Wire(data=wire)
+                yield _Wire(data=_EVENT_LINES.sub(b"", wire) if plain else wire)
                 last = int(final)
+                if with_board:
+                    yield await _board_message(services, campaign_id, last, plain, encoder)
             elif not (wire and int(final) <= last):
                 behind = True
     finally:
         with anyio.CancelScope(shield=True):
             await services.channels.unsubscribe(subscriber)
+
+
+async def _board_message(
+    services: Services, campaign_id: UUID, version: int, plain: bool,
+    encoder: msgspec.json.Encoder,
+) -> ServerSentEventMessage:
+    """The board after event ``version``: from the writer's campaign when it is at that version
+    (the usual case, right after the command), else replayed to it."""
+    campaign = await services.committer.latest(campaign_id, version)
+    if campaign is not None and campaign.version == version:
+        state = campaign.state
+    else:
+        state = await in_thread(services.campaigns.state, campaign_id, version)
+    message = BoardMessage(version=version, board=board(state))
+    return ServerSentEventMessage(
+        data=encoder.encode(message).decode(), event=None if plain else "board", id=version
+    )
 
 
 HANDLERS = [
