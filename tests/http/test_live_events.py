@@ -203,11 +203,12 @@ def test_plain_messages_reach_onmessage_and_the_board_follows_each_change(
         stream = subscribe_with(watcher, table, plain="true", board="true")
         try:
             messages = sse_messages(stream)
-            backlog = read_until(messages, 4)
-            assert [(m.id, m.event) for m in backlog] == [(i, "") for i in range(1, 5)]
+            # Created, then three seats, each with the record of its token (R-X-REC-4).
+            backlog = read_until(messages, 7)
+            assert [(m.id, m.event) for m in backlog] == [(i, "") for i in range(1, 8)]
             board = next(messages)
-            assert (board.id, board.event, board.data["type"]) == (4, "", "board")
-            assert board.data["version"] == 4
+            assert (board.id, board.event, board.data["type"]) == (7, "", "board")
+            assert board.data["version"] == 7
             assert board.data["board"]["players"] == ["Ana", "Ben", "Cleo"]
 
             narration, command = DEMO_STEPS[0]
