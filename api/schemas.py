@@ -10,12 +10,9 @@ from uuid import UUID
 import msgspec
 
 from application.records import Recorded
-from domain.capes.commands import COMMAND_TYPES, SeatCommand
-from domain.capes.events import EVENT_TYPES
+from domain.editions import EDITIONS, PLAYS
 from domain.record import RECORD_EVENT_TYPES, Record, TableOptions, is_reverted
 from domain.record.commands import AddSeed, Undo, Vote, WithdrawDispute
-
-#: Every command a seated player can send (tagged by ``type``: ``roll_die``, ``stake_debt``…).
 
 
 class DisputeMove(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="open_dispute",
@@ -29,12 +26,19 @@ class DisputeMove(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", t
 
 #: The record's commands a seat sends like game commands (R-REC-1..4, R-FAIR-2).
 RECORD_SEAT_COMMANDS = (Undo, DisputeMove, Vote, WithdrawDispute, AddSeed)
+#: Every command a seated player can send, of every edition (tagged by ``type``: ``roll_die``,
+#: ``stake_debt``… for ``capes``, ``capees.claim``… for ``capees``) and of the record. A
+#: campaign takes its own edition's only (another edition's is refused with 400).
 SEAT_COMMANDS = (
-    *(t for t in COMMAND_TYPES if issubclass(t, SeatCommand)), *RECORD_SEAT_COMMANDS,
+    *(t for play in PLAYS.values() for t in play.seat_command_types), *RECORD_SEAT_COMMANDS,
 )
 AnySeatCommand = Union[SEAT_COMMANDS]  # type: ignore[valid-type]  # noqa: UP007
-#: Every event of the edition ``capes`` and of the record (tagged by ``type``: the class name).
+#: Every event of every edition and of the record (tagged by ``type``: the class name,
+#: ``capees.`` first for edition ``capees``).
+EVENT_TYPES = tuple(t for edition in EDITIONS.values() for t in edition.event_types)
 AnyEvent = Union[EVENT_TYPES + RECORD_EVENT_TYPES]  # type: ignore[valid-type]  # noqa: UP007
+#: The editions a campaign can be opened with.
+EditionName = Literal["capes", "capees"]
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
 Narration = Annotated[str, msgspec.Meta(max_length=2000)]
@@ -46,8 +50,10 @@ class Body(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
 
 class NewCampaign(Body, frozen=True, kw_only=True):
     name: Name
+    #: Story Tokens each player starts with (edition ``capes``; ``capees`` hands tokens out
+    #: as each scene starts, C-PROM-1).
     starting_tokens: Annotated[int, msgspec.Meta(ge=0, le=99)] = 0
-    edition: Literal["capes"] = "capes"
+    edition: EditionName = "capes"
     #: How the table settles disputes (R-REC-3, R-REC-4); the defaults when left out.
     options: TableOptions | None = None
 

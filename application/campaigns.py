@@ -26,7 +26,8 @@ from eventsourcing.persistence import IntegrityError, Mapper, StoredEvent
 from eventsourcing.utils import Environment, EnvType, get_topic
 
 from domain.edition import Edition
-from domain.editions import EDITIONS, get_edition
+from domain.editions import EDITIONS, get_edition, play_of
+from domain.errors import InvalidReference
 from domain.record import RecordCommand, RecordEvent
 from domain.record import decide as record_decide
 from domain.record.commands import ExpireDispute, OpenDispute
@@ -57,12 +58,21 @@ log = logging.getLogger(__name__)
 
 #: Events between snapshots: a load replays at most this many events after the last one.
 SNAPSHOT_INTERVAL = 100
-#: Name of each edition's creation event, for listing campaigns from the notification log.
-CREATED_EVENT = "CampaignCreated"
 #: Commands on one campaign are serialised in-process by one of these locks (by id hash).
 _LOCK_STRIPES = 64
 
 Clock = Callable[[], datetime]
+
+
+#: Each edition's commands, for the check that a campaign takes only its own edition's.
+_COMMANDS: dict[str, frozenset[type[Any]]] = {
+    name: frozenset(edition.command_types) for name, edition in EDITIONS.items()}
+
+
+def _tag(command: Any) -> str:
+    """The ``type`` a client sends for ``command``."""
+    config = getattr(type(command), "__struct_config__", None)
+    return str(getattr(config, "tag", None) or type(command).__name__)
 
 
 class CreatesCampaign(Protocol):
@@ -261,6 +271,11 @@ class Campaigns(Application[UUID]):
             command = self._complete(campaign, command)
             events = record_decide(campaign.record, edition.seats(campaign.state), command)
         else:
+            if type(command) not in _COMMANDS[edition.name]:
+                # Each campaign takes its own edition's commands only.
+                raise InvalidReference(
+                    f"{type(command).__name__} ({_tag(command)}) is not a command of edition "
+                    f"{edition.name}, this campaign's edition")
             guard(campaign.record, command)  # R-REC-2: the game waits for a dispute
             command, closing = self._roll(campaign, edition, command)
             events = edition.decide(campaign.state, command)
@@ -583,6 +598,10 @@ class Campaigns(Application[UUID]):
         """The campaign, now or at ``version`` (CampaignNotFound, VersionNotFound)."""
         return self._load(campaign_id, version)
 
+    def edition_of(self, campaign_id: UUID) -> str:
+        """The name of the campaign's edition (CampaignNotFound)."""
+        return self._load(campaign_id, None).edition
+
     def state(self, campaign_id: UUID, version: int | None = None) -> Any:
         """The edition's state of the campaign, now or at ``version`` (time travel)."""
         return self._load(campaign_id, version).state
@@ -608,7 +627,7 @@ class Campaigns(Application[UUID]):
 
     def campaign_ids(self) -> list[UUID]:
         """Every campaign's id, oldest first (read from the notification log)."""
-        topics = [f"{name}:{CREATED_EVENT}" for name in EDITIONS]
+        topics = [topic(play_of(name).created_event) for name in EDITIONS]
         ids: list[UUID] = []
         start = 0
         while True:

@@ -14,7 +14,7 @@ from uuid import UUID
 import msgspec
 
 from domain.edition import Edition
-from domain.editions import EDITIONS, get_edition
+from domain.editions import EDITION_OF_EVENT, EDITIONS, get_edition
 from domain.record import RECORD_EVENT_TYPES, Record
 
 EventT = TypeVar("EventT")
@@ -100,9 +100,6 @@ class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
         )
 
 
-_edition_of: dict[type[Any], Edition] = {}
-
-
 #: Topic prefix of the record's events (``record:Undone``), which belong to no edition.
 RECORD = "record"
 
@@ -115,13 +112,12 @@ def family_of(event_type: type[Any]) -> str:
 
 
 def edition_of(event_type: type[Any]) -> Edition:
-    """The edition whose events include ``event_type`` (TypeError if none does)."""
+    """The edition whose events include ``event_type`` (TypeError if none does).
+
+    Every event class belongs to exactly one edition (:data:`domain.editions.EDITION_OF_EVENT`
+    refuses a class registered twice), so the answer never depends on registration order.
+    """
     try:
-        return _edition_of[event_type]
+        return EDITIONS[EDITION_OF_EVENT[event_type]]
     except KeyError:
-        pass
-    for edition in EDITIONS.values():
-        if event_type in edition.event_types:
-            _edition_of[event_type] = edition
-            return edition
-    raise TypeError(f"{event_type.__qualname__} is not an event of any edition")
+        raise TypeError(f"{event_type.__qualname__} is not an event of any edition") from None

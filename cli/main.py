@@ -2,8 +2,8 @@
 
 - ``capes serve [--host --port --workers --log-level]`` runs the HTTP server on the configured
   store.
-- ``capes demo`` plays a scripted scene into the configured store (``CAPES_DB`` /
-  ``CAPES_DATABASE_URL``) and prints the board and ledgers after every page.
+- ``capes demo [--edition capees]`` plays a scripted scene into the configured store
+  (``CAPES_DB`` / ``CAPES_DATABASE_URL``) and prints the board and ledgers after every page.
 - the subcommands of :data:`SUBCOMMAND_MODULES`.
 
 A store or setting that cannot work stops any command at once with one line naming the
@@ -35,7 +35,11 @@ MISCONFIGURED = 2
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo import demo_dice, play_demo
+    if args.edition == "capees":
+        from .demo_capees import demo_dice
+        from .demo_capees import play_capees_demo as play_demo
+    else:
+        from .demo import demo_dice, play_demo
 
     app = open_campaigns(dice=demo_dice())
     print(f"Playing the demo scene into {describe_store(os.environ)}\n")
@@ -138,6 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
                                description="Play a scripted scene for three players into the "
                                "configured store, printing the board and ledgers after every "
                                "page.")
+    demo.add_argument("--edition", choices=("capes", "capees"), default="capes",
+                      help="capees: 004's own example (Silverstar, Night Maiden, the Editor)")
     demo.set_defaults(run=_demo)
     serve = commands.add_parser("serve", help="run the HTTP server",
                                 description="Run the HTTP server on the configured store.",

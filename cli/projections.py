@@ -222,6 +222,14 @@ def analytics_text(a: Analytics) -> str:
     if p.by_scene:
         out += table(["scene", "events", "pages"],
                      [[s.scene, s.events, s.pages] for s in p.by_scene])
+    vp = a.victory_points
+    if vp.by_faction:  # edition capees
+        out += ["", "Victory Points: " + ", ".join(f"{faction} {n}" for faction, n in
+                                                   vp.by_faction.items()) + "."]
+        if vp.over_time:
+            out += table(["scene", "page", "won by", "VP", "Hero", "Opponent"],
+                         [[v.scene, v.page, v.faction, v.vp, v.hero, v.opponent]
+                          for v in vp.over_time])
     return "\n".join(out)
 
 

@@ -22,8 +22,7 @@ from uuid import UUID
 import msgspec
 
 from application.campaigns import Campaigns, open_campaigns
-from domain.capes.diff import diff
-from domain.capes.views import board, ledgers
+from domain.editions import play_of
 from domain.errors import DomainError
 from domain.record import is_reverted
 from domain.record.commands import OpenDispute, SettleDispute, Undo, Vote
@@ -81,14 +80,16 @@ def _state(app: Campaigns, args: argparse.Namespace) -> int:
             print(f"campaign {args.campaign} did not exist yet at {args.at}", file=sys.stderr)
             return 1
     state = app.state(args.campaign, version)
-    print(board_text(board(state), _names(app, args.campaign)))
-    print(ledgers_text(ledgers(state)))
+    play = play_of(state.edition)
+    print(board_text(play.board(state), _names(app, args.campaign)))
+    print(ledgers_text(play.ledgers(state)))
     return 0
 
 
 @_run
 def _diff(app: Campaigns, args: argparse.Namespace) -> int:
-    changes = diff(app.state(args.campaign, args.source), app.state(args.campaign, args.to))
+    after = app.state(args.campaign, args.to)
+    changes = play_of(after.edition).diff(app.state(args.campaign, args.source), after)
     print(msgspec.json.format(msgspec.json.encode(changes)).decode())
     return 0
 

@@ -23,6 +23,13 @@ Facts (kind / label):
   conflict's id; data: kind, winning side, Debt staked per side and Drive).
 - ``gloat``; ``page`` / ``started`` | ``ended`` (ended: tokens and Debt per seat);
   ``scene`` / ``framed`` | ``ended``; ``record`` / ``undone`` | ``rewound``.
+
+Edition ``capees`` leaves the same kinds where they apply (Story Tokens handed out as a scene
+starts are ``start``, Prominence bought is ``prominence``, Complications are counted as
+conflicts of kind ``complication``) and one more:
+
+- ``vp`` / ``hero`` | ``opponent``: a Complication resolved for that faction (value: its
+  Victory Points; data: the Complication, the Bonus), which makes the Victory Points over time.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from uuid import UUID
 
 import msgspec
 
+from domain.capees import events as ce
 from domain.capes import events as e
 from domain.record.events import Rewound, Undone
 
@@ -78,8 +86,11 @@ def _seat_of(campaign: Campaign | None, character: int) -> int | None:
     if campaign is None:
         return None
     state = campaign.state
-    if state.scene is not None and character in state.scene.cast:
-        seat: int = state.scene.cast[character]
+    scene = state.scene
+    # Who plays a character in a scene: ``cast`` (capes) or ``narrator`` (capees).
+    cast = getattr(scene, "cast", None) or getattr(scene, "narrator", None) or {}
+    if character in cast:
+        seat: int = cast[character]
         return seat
     who = state.characters.get(character)
     return who.created_by if who is not None else None
@@ -112,13 +123,15 @@ def _balances(campaign: Campaign | None) -> dict[str, dict[int, int]]:
     debt: Counter[int] = Counter()
     for ch in state.characters.values():
         debt[ch.created_by] += sum(d.debt for d in ch.drives)
-    for c in state.conflicts.values():
+    # Stakes sit under dice (capes) or under sides (capees).
+    tables = getattr(state, "conflicts", None) or getattr(state, "complications", {})
+    for c in tables.values():
         for side in c.sides:
-            for die in side.dice:
-                for stake in die.stakes:
-                    maker = state.characters.get(stake.character)
-                    if maker is not None:
-                        debt[maker.created_by] += stake.amount
+            stakes = [st for die in side.dice for st in getattr(die, "stakes", ())]
+            for stake in (*stakes, *getattr(side, "stakes", ())):
+                maker = state.characters.get(stake.character)
+                if maker is not None:
+                    debt[maker.created_by] += stake.amount
     return {"tokens": {p.seat: p.tokens for p in state.players},
             "debt": {p.seat: debt[p.seat] for p in state.players}}
 
@@ -219,7 +232,70 @@ _FACTS: dict[type[Any], Callable[[Any, Change], list[Fact]]] = {
     Rewound: lambda ev, ch: [("record", "rewound", None, ev.last - ev.first + 1,
                               {"dispute": ev.dispute})],
 }
-_GAME_EVENTS = frozenset(e.EVENT_TYPES)
+
+
+def _capees_resolved(ev: ce.ComplicationResolved, change: Change) -> list[Fact]:
+    facts: list[Fact] = [("token", "gift", g.giver, g.count,
+                          {"from": g.giver, "to": g.recipient}) for g in ev.gifts if g.count]
+    facts += [("debt", "returned", _seat_of(change.before, r.character), r.amount,
+               {"character": r.character, "drive": r.drive}) for r in ev.returned]
+    facts += [("debt", "spent", _seat_of(change.before, s.character), s.amount,
+               {"character": s.character, "drive": s.drive}) for s in ev.spent]
+    stakes = []
+    before = change.before
+    if before is not None and ev.complication in before.state.complications:
+        sides = before.state.complications[ev.complication].sides
+        stakes = [[i, st.drive, st.amount] for i, s in enumerate(sides) for st in s.stakes]
+    winner = next((i for i, s in enumerate(sides) if s.faction == ev.faction), 0) \
+        if stakes else 0
+    facts.append(("conflict", "resolved", ev.seat, ev.complication, {
+        "kind": "complication", "side": winner, "goal_failed": False, "stakes": stakes}))
+    facts.append(("vp", ev.faction, ev.seat, ev.vp,
+                  {"complication": ev.complication, "bonus": ev.bonus}))
+    return facts
+
+
+def _capees_ability(ev: ce.AbilityUsed, change: Change) -> list[Fact]:
+    kind = "unknown"
+    for campaign in (change.after, change.before):
+        who = campaign.state.characters.get(ev.character) if campaign is not None else None
+        ability = who.ability(ev.ability) if who is not None else None
+        if ability is not None:
+            kind = ability.type
+            break
+    return [("ability", kind, _seat_of(change.after, ev.character), ev.rating,
+             {"super": ev.super, "reaction": ev.reaction, "ability": ev.ability,
+              "character": ev.character})]
+
+
+_FACTS.update({
+    ce.PlayerSeated: lambda ev, ch: [("player", ev.name, ev.seat, None, None)],
+    ce.SceneStarted: lambda ev, ch: [
+        ("scene", "framed", ch.after.state.editor if ch.after else None, ev.scene, None),
+        *(("token", "start", g.seat, g.count, {"from": None, "to": g.seat})
+          for g in ev.tokens)],
+    ce.ProminenceBought: lambda ev, ch: _cost("prominence", ev.seat, ev.cost),
+    ce.ComplicationCreated: lambda ev, ch: [("conflict", "created", ev.seat, ev.complication,
+                                             {"kind": "complication"})],
+    ce.ComplicationResolved: _capees_resolved,
+    ce.ComplicationDiscarded: lambda ev, ch: [
+        ("debt", "returned", _seat_of(ch.before, r.character), r.amount,
+         {"character": r.character, "drive": r.drive}) for r in ev.returned],
+    ce.DieRolled: lambda ev, ch: [("roll", "reaction" if ev.reaction else "ability", ev.seat,
+                                   ev.rolled, {"conflict": ev.complication, "die": ev.die,
+                                               "character": ev.character})],
+    ce.OverdrawnRolled: lambda ev, ch: [("roll", "overdrawn",
+                                         _seat_of(ch.before, ev.character), ev.rolled,
+                                         {"conflict": ev.complication, "die": ev.die,
+                                          "character": ev.character, "kept": ev.kept})],
+    ce.AbilityUsed: _capees_ability,
+    ce.DebtGained: _debt("gained"),
+    ce.DebtStaked: _debt("staked"),
+    ce.PageStarted: lambda ev, ch: [("page", "started", ev.seat, ev.page, None)],
+    ce.PageEnded: lambda ev, ch: [("page", "ended", None, ev.page, _balances(ch.after))],
+    ce.SceneEnded: lambda ev, ch: [("scene", "ended", None, ev.scene, None)],
+})
+_GAME_EVENTS = frozenset(e.EVENT_TYPES) | frozenset(ce.EVENT_TYPES)
 
 
 def facts_of(change: Change) -> list[Fact]:
@@ -245,6 +321,8 @@ def _where(change: Change) -> tuple[int | None, int | None]:
             scene = state.scene.number
         if page is None and getattr(state, "page", None) is not None:
             page = state.page.number
+        elif page is None and scene is not None and getattr(state.scene, "page", None):
+            page = state.scene.page  # capees: the page lives in the scene
     return scene, page
 
 
@@ -272,7 +350,7 @@ class AnalyticsModel(ReadModel):
         rows: list[tuple[Any, ...]] = []
         for change in changes:
             r = change.record
-            if change.after is None or change.after.edition != "capes":
+            if change.after is None:
                 continue
             campaign, at = str(r.originator_id), iso(r.timestamp)
             scene, page = _where(change)
@@ -453,6 +531,27 @@ class Pace(msgspec.Struct, frozen=True, kw_only=True):
     by_scene: tuple[ScenePace, ...]
 
 
+class VictoryPoint(msgspec.Struct, frozen=True, kw_only=True):
+    """A Complication resolved (edition ``capees``), with the scene's totals after it."""
+
+    scene: int | None
+    #: The page of the campaign it happened on (1 = its first page).
+    page: int
+    at: datetime
+    faction: str
+    vp: int
+    hero: int
+    opponent: int
+
+
+class VictoryPoints(msgspec.Struct, frozen=True, kw_only=True):
+    """Victory Points won by each faction (edition ``capees``; empty for ``capes``)."""
+
+    by_faction: dict[str, int]
+    #: Every resolution with the scene's running totals (one campaign only).
+    over_time: tuple[VictoryPoint, ...]
+
+
 class Analytics(msgspec.Struct, frozen=True, kw_only=True):
     """Figures of one campaign, or of all (``campaign_id`` None: aggregate figures only)."""
 
@@ -471,6 +570,8 @@ class Analytics(msgspec.Struct, frozen=True, kw_only=True):
     conflicts: Conflicts
     abilities: Abilities
     pace: Pace
+    victory_points: VictoryPoints = msgspec.field(
+        default_factory=lambda: VictoryPoints(by_faction={}, over_time=()))
 
 
 def _mean(total: int, count: int) -> float | None:
@@ -511,10 +612,14 @@ def analyse(facts: Sequence[tuple[Any, ...]], per_scene: Sequence[tuple[Any, ...
     page_index = 0
     page_starts: list[int] = []
     opened: dict[int, int] = {}
+    vp_faction: Counter[str] = Counter()
+    vp_over_time: list[VictoryPoint] = []
+    running: Counter[str] = Counter()
 
     for campaign, version, at, kind, label, seat, scene, value, data in facts:
         if campaign != current:
             current, page_index, page_starts, opened = campaign, 0, [], {}
+            running = Counter()
             campaigns.add(campaign)
         info: Any = msgspec.json.decode(data) if data else None
         if kind == "player":
@@ -573,6 +678,15 @@ def analyse(facts: Sequence[tuple[Any, ...]], per_scene: Sequence[tuple[Any, ...
         elif kind == "record":
             undos += label == "undone"
             rewinds += label == "rewound"
+        elif kind == "vp":
+            vp_faction[label] += value
+            running[label] += value
+            if one:
+                vp_over_time.append(VictoryPoint(
+                    scene=scene, page=page_index, at=datetime.fromisoformat(at), faction=label,
+                    vp=value, hero=running["hero"], opponent=running["opponent"]))
+        if kind == "scene" and label == "ended":
+            running = Counter()  # C-PROM-7: a scene's Victory Points end with it
 
     events = between = 0
     for campaign, scene, count in per_scene:
@@ -649,6 +763,8 @@ def analyse(facts: Sequence[tuple[Any, ...]], per_scene: Sequence[tuple[Any, ...
             events_between_scenes=between,
             by_scene=by_scene if one else (),
         ),
+        victory_points=VictoryPoints(by_faction=dict(sorted(vp_faction.items())),
+                                     over_time=tuple(vp_over_time)),
     )
 
 

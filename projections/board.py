@@ -1,5 +1,6 @@
-"""The board read model: each campaign's board (``domain.capes.views.board``) as of its last
-event, the document ``GET /campaigns/{id}/board`` answers with."""
+"""The board read model: each campaign's board (its edition's: ``domain.capes.views.board`` or
+``domain.capees.views.board``) as of its last event, the document ``GET /campaigns/{id}/board``
+answers with. Both boards carry their ``edition``, which says how to read a document back."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from uuid import UUID
 
 import msgspec
 
-from domain.capes.views import Board, board
+from domain.capees import views as capees_views
+from domain.capes import views as capes_views
+from domain.editions import play_of
 
 from .model import DocumentModel, document_ddl
 from .views import PostgresView, SQLiteView
@@ -18,7 +21,16 @@ if TYPE_CHECKING:
 
 NAME = "board"
 _encode = msgspec.json.Encoder().encode
-_decode = msgspec.json.Decoder(Board).decode
+Board = capes_views.Board | capees_views.Board
+
+
+class _Edition(msgspec.Struct):
+    edition: str
+
+
+_edition = msgspec.json.Decoder(_Edition).decode
+_capes = msgspec.json.Decoder(capes_views.Board).decode
+_capees = msgspec.json.Decoder(capees_views.Board).decode
 
 
 class BoardSQLite(SQLiteView):
@@ -38,11 +50,14 @@ class BoardModel(DocumentModel):
     views = (BoardSQLite, BoardPostgres)
 
     def render(self, campaign: Campaign) -> bytes | None:
-        if campaign.edition != "capes":
-            return None
-        return _encode(board(campaign.state))
+        return _encode(play_of(campaign.edition).board(campaign.state))
 
     def board(self, campaign_id: UUID) -> Board | None:
         """The campaign's board, or None if the read model has none."""
         found = self.document(campaign_id)
-        return None if found is None else _decode(found[1])
+        if found is None:
+            return None
+        body = found[1]
+        if _edition(body).edition == "capees":
+            return _capees(body)
+        return _capes(body)

@@ -12,7 +12,7 @@ from application.extras import MissingExtra
 from .analytics import FACES, Analytics
 
 #: The charts, by the name in ``/campaigns/{id}/analytics/{chart}.png``.
-CHARTS = ("dice", "tokens", "debt", "conflicts", "abilities", "pace")
+CHARTS = ("dice", "tokens", "debt", "conflicts", "abilities", "pace", "victory_points")
 
 
 def _figure(width: float = 7.0, height: float = 4.0) -> Any:
@@ -193,9 +193,29 @@ def _pace(a: Analytics, axes: Any) -> None:
                 loc="upper left")
 
 
+def _victory_points(a: Analytics, axes: Any) -> None:
+    """Edition capees: each scene's Hero and Opponent totals after every resolution."""
+    points = a.victory_points.over_time
+    if not points:
+        _empty(axes, "no Victory Points yet (edition capees)")
+        return
+    steps = range(1, len(points) + 1)
+    axes.step(steps, [p.hero for p in points], where="post", marker="o", label="Hero")
+    axes.step(steps, [p.opponent for p in points], where="post", marker="o", label="Opponent")
+    for step, p in zip(steps, points, strict=True):
+        axes.annotate(f"s{p.scene} p{p.page}", (step, max(p.hero, p.opponent)),
+                      fontsize="x-small", textcoords="offset points", xytext=(0, 4))
+    _integers(axes)
+    axes.set_xlabel("Complication resolved")
+    axes.set_ylabel("scene Victory Points")
+    axes.set_title("Victory Points over time " + ", ".join(
+        f"({k} {v})" for k, v in a.victory_points.by_faction.items()))
+    axes.legend(fontsize="small")
+
+
 _DRAW: dict[str, Callable[[Analytics, Any], None]] = {
     "dice": _dice, "tokens": _tokens, "debt": _debt, "conflicts": _conflicts,
-    "abilities": _abilities, "pace": _pace,
+    "abilities": _abilities, "pace": _pace, "victory_points": _victory_points,
 }
 
 

@@ -1,5 +1,7 @@
-"""The ledgers read model: each campaign's player ledgers (``domain.capes.views.ledgers``) as
-of its last event, the document ``GET /campaigns/{id}/ledgers`` answers with."""
+"""The ledgers read model: each campaign's player ledgers (its edition's) as of its last event,
+the document ``GET /campaigns/{id}/ledgers`` answers with. A ``capes`` document is the list of
+ledgers; a ``capees`` one is ``{"edition": "capees", "ledgers": [...]}``, so a document says how
+to read it back."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from uuid import UUID
 
 import msgspec
 
+from domain.capees import views as capees_views
 from domain.capes.views import Ledger, ledgers
 
 from .model import DocumentModel, document_ddl
@@ -19,6 +22,15 @@ if TYPE_CHECKING:
 NAME = "ledgers"
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(tuple[Ledger, ...]).decode
+Ledgers = tuple[Ledger, ...] | tuple[capees_views.Ledger, ...]
+
+
+class CapeesLedgers(msgspec.Struct, frozen=True, kw_only=True):
+    edition: str = "capees"
+    ledgers: tuple[capees_views.Ledger, ...]
+
+
+_decode_capees = msgspec.json.Decoder(CapeesLedgers).decode
 
 
 class LedgersSQLite(SQLiteView):
@@ -38,11 +50,16 @@ class LedgersModel(DocumentModel):
     views = (LedgersSQLite, LedgersPostgres)
 
     def render(self, campaign: Campaign) -> bytes | None:
-        if campaign.edition != "capes":
-            return None
+        if campaign.edition == "capees":
+            return _encode(CapeesLedgers(ledgers=capees_views.ledgers(campaign.state)))
         return _encode(ledgers(campaign.state))
 
-    def ledgers(self, campaign_id: UUID) -> tuple[Ledger, ...] | None:
+    def ledgers(self, campaign_id: UUID) -> Ledgers | None:
         """The campaign's ledgers, or None if the read model has none."""
         found = self.document(campaign_id)
-        return None if found is None else _decode(found[1])
+        if found is None:
+            return None
+        body = found[1]
+        if body.startswith(b"{"):
+            return _decode_capees(body).ledgers
+        return _decode(body)

@@ -10,12 +10,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID
 
-from domain.capes.views import Board, Ledger
-
 from .analytics import Analytics, AnalyticsModel
-from .board import BoardModel
+from .board import Board, BoardModel
 from .directory import DirectoryModel
-from .ledgers import LedgersModel
+from .ledgers import Ledgers, LedgersModel
 from .model import Folds, ReadModel
 from .runner import BATCH, Catchup, Progress
 from .timeline import TimelineModel
@@ -139,7 +137,7 @@ class ReadModels:
         return self.board.board(campaign_id)
 
     def ledgers_of(self, campaign_id: UUID, position: int | None = None,
-                   timeout: float = 2.0) -> tuple[Ledger, ...] | None:
+                   timeout: float = 2.0) -> Ledgers | None:
         """The campaign's ledgers from the read model, like :meth:`board_of`."""
         if "ledgers" not in self.models or not self._current(position, "ledgers", timeout):
             return None

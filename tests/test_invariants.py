@@ -18,9 +18,9 @@ from rulebook import Table, state_of
 
 from domain.capes import commands as c
 from domain.capes.events import EVENT_TYPES
-from domain.capes.model import CampaignState
 from domain.capes.moves import candidates, waiting_for, with_choice
 from domain.errors import ChoiceRequired, DomainError
+from scripts.liveness import check_invariants
 
 AnyEvent = Union[EVENT_TYPES]  # type: ignore[valid-type]  # noqa: UP007
 ids = st.integers(min_value=0, max_value=6)
@@ -41,26 +41,6 @@ junk = st.one_of(
     st.builds(c.DeclareDeadlock, seat=seats, conflict=ids),
     st.builds(c.EndPage, seat=seats),
 )
-
-
-def check_invariants(state: CampaignState) -> None:
-    for p in state.players:
-        assert p.tokens >= 0, "R-TABLE-2: Story Tokens never below 0"
-        assert all(1 <= i.value <= 6 for i in p.inspirations), "R-TABLE-3"
-    for ch in state.characters.values():
-        assert all(d.debt >= 0 for d in ch.drives), "R-TABLE-2: Debt never below 0"
-    for x in state.conflicts.values():
-        for side in x.sides:
-            assert all(1 <= d.value <= 6 for d in side.dice), "R-ROLL-1: dice show 1-6"
-            assert side.total == sum(d.value for d in side.dice), "R-CONF-2"
-            stakes = sum(len(d.stakes) > 0 for d in side.dice)
-            uncontrolled = sum(d.controller is None for d in side.dice)
-            assert uncontrolled <= 1 or stakes == 0, "R-SPLIT-1"
-            assert len(side.dice) <= side.staked + 1, "R-SPLIT-1: no more dice than Debt"
-            for d in side.dice:
-                assert (d.controller is None) == (not d.stakes), "R-STAKE-3"
-        assert all(0 <= s < len(x.sides) for s in x.allies.values()), "R-CONF-4"
-        assert all(0 <= s < len(x.sides) for s in x.claims), "R-PAGE-4"
 
 
 def a_cast(t: Table) -> None:

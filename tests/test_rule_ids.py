@@ -15,7 +15,8 @@ TESTS = ROOT / "tests"
 DOMAIN = ROOT / "domain"
 THIS_FILE = Path(__file__).resolve()
 
-RULE_ID = re.compile(r"\bR-[A-Z]+(?:-[A-Z]+)*-\d+")
+#: Ids of both editions: ``R-…`` (capes, and the record of play) and ``C-…`` (capees).
+RULE_ID = re.compile(r"\b[RC]-[A-Z]+(?:-[A-Z]+)*-\d+")
 #: A rule of the document: a list item that starts with its id, in bold or in code.
 RULE_ITEM = re.compile(r"^\s*[-*]\s+(?:\*\*|`)(" + RULE_ID.pattern + r")(?:\*\*|`)", re.M)
 

@@ -10,8 +10,8 @@ from litestar.params import FromPath, JSONBody
 
 from api import problems
 from api.schemas import CampaignOpened, NewCampaign, NewSeat, SeatTaken
-from api.services import ServicesDep, announce, authenticate_host
-from domain.capes import commands as c
+from api.services import ServicesDep, announce, authenticate_host, in_thread
+from domain.editions import play_of
 from domain.record.commands import SetTableOptions
 
 
@@ -32,9 +32,7 @@ async def open_campaign(request: Request[Any, Any, Any], data: JSONBody[NewCampa
         authenticate_host(request, services, "opening campaigns")
     campaign_id = uuid4()
     token = await services.committer.call(services.keyring.open_campaign, campaign_id)
-    command = c.CreateCampaign(
-        name=data.name, starting_tokens=data.starting_tokens, edition=data.edition
-    )
+    command = play_of(data.edition).create(data.name, data.starting_tokens)
     outcome = await services.committer.call(services.campaigns.create, command,
                                             campaign_id=campaign_id)
     if data.options is not None:
@@ -58,7 +56,8 @@ async def take_seat(
 
     The campaign id is the invitation: whoever has it may join.
     """
-    outcome = await services.committer.execute(campaign_id, c.SeatPlayer(name=data.name))
+    edition = await in_thread(services.campaigns.edition_of, campaign_id)
+    outcome = await services.committer.execute(campaign_id, play_of(edition).seat(data.name))
     seat = len(outcome.state.players)
     token = await services.committer.call(services.keyring.issue, campaign_id, seat)
     await announce(services, campaign_id)

@@ -12,8 +12,8 @@ from litestar.params import FromPath, JSONBody
 
 from api import problems
 from api.schemas import Applied, CommandRequest, DisputeMove
-from api.services import MAX_BODY, ActorDep, ServicesDep, apply_command, seat_of
-from domain.capes import commands as c
+from api.services import MAX_BODY, ActorDep, ServicesDep, apply_command, in_thread, seat_of
+from domain.editions import play_of
 from domain.record.commands import OpenDispute
 
 
@@ -63,7 +63,8 @@ async def close_campaign(
     """The owner closes the campaign: no command is accepted after it."""
     if not actor.owner:
         raise PermissionDeniedException("only the owner's token may close the campaign")
-    return await apply_command(services, campaign_id, c.CloseCampaign())
+    edition = await in_thread(services.campaigns.edition_of, campaign_id)
+    return await apply_command(services, campaign_id, play_of(edition).close())
 
 
 HANDLERS = [run_command, close_campaign]

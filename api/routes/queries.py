@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, Union
 from uuid import UUID
 
 import anyio
@@ -31,8 +31,27 @@ from api.services import (
     channel,
     in_thread,
 )
-from domain.capes.model import CampaignState, Character
-from domain.capes.views import Board, Ledger, board, ledgers
+from domain.capees import model as capees_model
+from domain.capees import views as capees_views
+from domain.capes import model as capes_model
+from domain.capes import views as capes_views
+from domain.editions import play_of
+
+#: The answers of each edition, by campaign: ``capes`` or ``capees`` (its ``edition`` field).
+CampaignState = Union[capes_model.CampaignState, capees_model.CampaignState]  # noqa: UP007
+Board = Union[capes_views.Board, capees_views.Board]  # noqa: UP007
+Ledgers = tuple[Union[capes_views.Ledger, capees_views.Ledger], ...]  # noqa: UP007
+Characters = tuple[Union[capes_model.Character, capees_model.Character], ...]  # noqa: UP007
+
+
+def board(state: Any) -> Any:
+    """The board of the campaign's own edition."""
+    return play_of(state.edition).board(state)
+
+
+def ledgers(state: Any) -> Any:
+    """The ledgers of the campaign's own edition."""
+    return play_of(state.edition).ledgers(state)
 
 T = TypeVar("T")
 #: Seconds between keep-alive comments on an idle event stream.
@@ -44,7 +63,7 @@ async def _state(
     campaign_id: FromPath[UUID],
     version: int | None,
     at: datetime | None = None,
-) -> CampaignState:
+) -> Any:
     """The game now, at ``version``, or as it was at time ``at``."""
     if at is not None:
         if version is not None:
@@ -54,8 +73,7 @@ async def _state(
         version = await in_thread(services.campaigns.version_at, campaign_id, at)
         if version == 0:
             raise NotFoundException(f"campaign {campaign_id} did not exist yet at {at}")
-    state: CampaignState = await in_thread(services.campaigns.state, campaign_id, version)
-    return state
+    return await in_thread(services.campaigns.state, campaign_id, version)
 
 
 async def _view(
@@ -86,7 +104,7 @@ async def campaign_summary(
     campaign_id: FromPath[UUID], actor: ActorDep, services: ServicesDep
 ) -> CampaignSummary:
     agg = await in_thread(services.campaigns.get, campaign_id)
-    state: CampaignState = agg.state
+    state = agg.state
     return CampaignSummary(
         campaign_id=campaign_id,
         name=state.name,
@@ -115,7 +133,9 @@ async def get_board(
     position: ReadPosition = None,
     timeout: ReadTimeout = 2.0,
 ) -> Board:
-    """Scene, page, phase, whose move and what they may do, conflicts with their dice.
+    """Scene, page, phase, whose move and what they may do, conflicts with their dice
+    (edition ``capes``); story, scene, step, Prominence, Victory Points and Complications
+    (edition ``capees``): the board of the campaign's edition, its ``edition`` field says which.
 
     Now: from the board read model (see ``position``); at a ``version`` or time: replayed.
     """
@@ -136,7 +156,7 @@ async def get_ledgers(
     at: At = None,
     position: ReadPosition = None,
     timeout: ReadTimeout = 2.0,
-) -> tuple[Ledger, ...]:
+) -> Ledgers:
     """Story Tokens, Inspirations, and the characters' Debt per Drive, staked and blocked.
 
     Now: from the ledgers read model (see ``position``); at a ``version`` or time: replayed.
@@ -158,7 +178,8 @@ async def get_characters(
     services: ServicesDep,
     version: Version = None,
     at: At = None,
-) -> tuple[Character, ...]:
+) -> Characters:
+    """Every character's sheet, in the campaign's edition's shape."""
     state = await _state(services, campaign_id, version, at)
     return tuple(state.characters[i] for i in sorted(state.characters))
 
@@ -177,7 +198,8 @@ async def get_state(
     at: At = None,
 ) -> CampaignState:
     """The rules engine's state of the campaign, now or at ``version``."""
-    return await _state(services, campaign_id, version, at)
+    state: CampaignState = await _state(services, campaign_id, version, at)
+    return state
 
 
 @get(

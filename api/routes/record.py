@@ -8,7 +8,7 @@ Undo, opening a dispute, voting and withdrawing are commands like any other, sen
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Union
 from uuid import UUID
 
 import msgspec
@@ -19,11 +19,27 @@ from litestar.params import FromPath, JSONBody, QueryParameter
 from api import problems
 from api.schemas import Applied, EventOut, event_out
 from api.services import QUERY_PROBLEMS, ActorDep, ServicesDep, apply_command, in_thread
-from domain.capes.diff import Diff, diff
-from domain.capes.views import Board, board
+from domain.capees import diff as capees_diff
+from domain.capees import views as capees_views
+from domain.capes import diff as capes_diff
+from domain.capes import views as capes_views
+from domain.editions import play_of
 from domain.record import Record, TableOptions
 from domain.record.commands import SetTableOptions, SettleDispute
 from domain.record.model import Dispute
+
+#: The board and the diff of the campaign's own edition (its ``edition`` says which).
+Board = Union[capes_views.Board, capees_views.Board]  # noqa: UP007
+Diff = Union[capes_diff.Diff, capees_diff.Diff]  # noqa: UP007
+
+
+def board(state: Any) -> Any:
+    return play_of(state.edition).board(state)
+
+
+def diff(before: Any, after: Any) -> Any:
+    return play_of(after.edition).diff(before, after)
+
 
 OWNER_PROBLEMS = problems.responses(400, 401, 403, 404, 409, 422, 429)
 
@@ -77,8 +93,9 @@ class Preview(msgspec.Struct, frozen=True, kw_only=True):
     first: int
     #: The events that would be reverted.
     reverted: tuple[EventOut, ...]
-    #: The board as it would be.
-    board: Board
+    #: The board as it would be, in the campaign's edition's shape (``GET …/board``; its
+    #: ``edition`` says which): a field cannot hold a union of untagged views.
+    board: Any
 
 
 @get(
@@ -239,7 +256,8 @@ async def get_diff(
     """Per player (tokens, inspirations, debt) and per conflict (sides, dice, allies)."""
     before = await in_thread(services.campaigns.state, campaign_id, from_version)
     after = await in_thread(services.campaigns.state, campaign_id, to_version)
-    return diff(before, after)
+    changes: Diff = diff(before, after)
+    return changes
 
 
 HANDLERS: list[Any] = [

@@ -36,7 +36,7 @@ from .events import (
 )
 from .model import CampaignState
 
-RULES_VERSION = "capes-1.0"
+RULES_VERSION = "capes-1.1"
 
 
 class CapesEdition:

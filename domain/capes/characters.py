@@ -4,13 +4,22 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal
 
 import msgspec
 
-from ..errors import RuleViolation
-from .commands import AbilitySpec, ClickAndLock, CreateCharacter, Freeform, LinkExemplar
+from ..errors import NotPermitted, RuleViolation
+from ..shared import is_overdrawn
+from .commands import (
+    AbilitySpec,
+    ClickAndLock,
+    CreateCharacter,
+    EditCharacter,
+    Freeform,
+    LinkExemplar,
+)
 from .decider import apply, handle
-from .events import CharacterCreated, Event, ExemplarLinked
+from .events import CharacterCreated, CharacterEdited, Event, ExemplarLinked, ExemplarRequested
 from .model import (
     HEROIC_DRIVES,
     UNDIFFERENTIATED,
@@ -22,6 +31,7 @@ from .model import (
     DriveName,
     DriveSlot,
     Exemplar,
+    ExemplarRequest,
 )
 from .table import character, require_seat, with_character
 
@@ -141,17 +151,31 @@ def drives_from(spec: Mapping[DriveName, int] | None) -> tuple[DriveSlot, ...]:
     return tuple(DriveSlot(name=d, strength=s) for d, s in spec.items())
 
 
-@handle.register
-def _create(command: CreateCharacter, state: CampaignState) -> Iterable[Event]:
-    require_seat(state, command)
-    if any(c.name == command.name for c in state.characters.values()):
-        raise RuleViolation("R-X-CHAR-1", f"a character called {command.name!r} exists already")
-    build = command.build
+def abilities_of(build: Freeform | ClickAndLock) -> tuple[Ability, ...]:
+    """The abilities a build makes, once they satisfy R-CHAR-1..4."""
     if isinstance(build, Freeform):
         abilities = _abilities_from_freeform(build.abilities)
     else:
         abilities = _abilities_from_click_and_lock(build)
     check_abilities(abilities)
+    return abilities
+
+
+def _method(build: Freeform | ClickAndLock) -> Literal["freeform", "click-and-lock"]:
+    return "freeform" if isinstance(build, Freeform) else "click-and-lock"
+
+
+def _unique_name(state: CampaignState, name: str, other_than: int = 0) -> None:
+    if any(c.name == name and c.id != other_than for c in state.characters.values()):
+        raise RuleViolation("R-X-CHAR-1", f"a character called {name!r} exists already")
+
+
+@handle.register
+def _create(command: CreateCharacter, state: CampaignState) -> Iterable[Event]:
+    require_seat(state, command)
+    _unique_name(state, command.name)
+    build = command.build
+    abilities = abilities_of(build)
     return (
         CharacterCreated(
             character=state.next_character,
@@ -159,8 +183,49 @@ def _create(command: CreateCharacter, state: CampaignState) -> Iterable[Event]:
             abilities=abilities,
             drives=drives_from(command.drives),
             created_by=command.seat,
-            method="freeform" if isinstance(build, Freeform) else "click-and-lock",
+            method=_method(build),
         ),
+    )
+
+
+@handle.register
+def _edit(command: EditCharacter, state: CampaignState) -> Iterable[Event]:
+    """R-CHAR-8: between scenes, the player who created a character may change it."""
+    require_seat(state, command)
+    who = character(state, command.character)
+    if who.created_by != command.seat:
+        raise NotPermitted(f"{who.name} was created by seat {who.created_by}, who changes it")
+    if state.scene is not None and who.id in state.scene.cast:
+        raise RuleViolation(
+            "R-CHAR-8", f"{who.name} is in the current scene: change it between scenes"
+        )
+    name = command.name if command.name is not None else who.name
+    _unique_name(state, name, other_than=who.id)
+    abilities = who.abilities if command.build is None else abilities_of(command.build)
+    method = who.method if command.build is None else _method(command.build)
+    if command.drives is None:
+        drives = who.drives
+    else:
+        new = drives_from(None if command.drives == "undifferentiated" else command.drives)
+        held = {d.name: d.debt for d in who.drives if d.debt}
+        gone = [n for n in held if not any(d.name == n for d in new)]
+        if gone:
+            raise RuleViolation(
+                "R-CHAR-8", f"a Drive that holds Debt cannot be removed: {', '.join(gone)}"
+            )
+        # R-CHAR-8: the Debt on the character never changes by an edit.
+        drives = tuple(replace(d, debt=held.get(d.name, 0)) for d in new)
+    names = {d.name for d in drives}
+    lost = [e for e in who.exemplars if e.drive not in names]
+    if lost or (who.exemplars and len(drives) == 1 and drives[0].name == UNDIFFERENTIATED):
+        raise RuleViolation(
+            "R-CHAR-6",
+            f"{who.name}'s Exemplars are linked through its Drives "
+            f"({', '.join(sorted({e.drive for e in who.exemplars}))}): keep them",
+        )
+    return (
+        CharacterEdited(character=who.id, name=name, abilities=abilities, drives=drives,
+                        method=method),
     )
 
 
@@ -179,9 +244,39 @@ def _link(command: LinkExemplar, state: CampaignState) -> Iterable[Event]:
         )
     if any(e.other == command.exemplar for e in who.exemplars):
         raise RuleViolation("R-CHAR-6", f"{who.name} is linked to that Exemplar already")
-    return (
-        ExemplarLinked(character=command.character, exemplar=command.exemplar, drive=command.drive),
+    linked = ExemplarLinked(
+        character=command.character, exemplar=command.exemplar, drive=command.drive
     )
+    if not who.exemplars:
+        # R-CHAR-6: a character with Drives has one Exemplar free, linked by its creator.
+        if command.seat != who.created_by:
+            raise NotPermitted(f"{who.name}'s player (seat {who.created_by}) links its Exemplar")
+        return (linked,)
+    # R-CHAR-6: a further Exemplar is shared with the player who created the other character.
+    partner = state.characters[command.exemplar].created_by
+    if partner == who.created_by:
+        raise RuleViolation(
+            "R-CHAR-6",
+            f"{who.name} has its free Exemplar; a further one is shared: it must be a "
+            "character another player created",
+        )
+    if command.seat not in (who.created_by, partner):
+        raise NotPermitted(
+            f"a shared Exemplar is asked for by seats {who.created_by} and {partner} only"
+        )
+    request = ExemplarRequest(character=who.id, exemplar=command.exemplar,
+                              drive=command.drive, seat=command.seat)
+    waiting = [r for r in state.exemplar_requests
+               if (r.character, r.exemplar, r.drive) == (who.id, command.exemplar, command.drive)]
+    if any(r.seat != command.seat for r in waiting):
+        return (linked,)
+    if waiting:
+        raise RuleViolation(
+            "R-CHAR-6", f"asked already: waiting for seat "
+            f"{partner if command.seat == who.created_by else who.created_by} to agree"
+        )
+    return (ExemplarRequested(character=request.character, exemplar=request.exemplar,
+                              drive=request.drive, seat=request.seat),)
 
 
 @apply.register
@@ -201,7 +296,24 @@ def _created(event: CharacterCreated, state: CampaignState) -> CampaignState:
 def _linked(event: ExemplarLinked, state: CampaignState) -> CampaignState:
     who = state.characters[event.character]
     link = Exemplar(other=event.exemplar, drive=event.drive)
-    return with_character(state, replace(who, exemplars=(*who.exemplars, link)))
+    state = with_character(state, replace(who, exemplars=(*who.exemplars, link)))
+    requests = tuple(r for r in state.exemplar_requests
+                     if (r.character, r.exemplar) != (event.character, event.exemplar))
+    return replace(state, exemplar_requests=requests)
+
+
+@apply.register
+def _requested(event: ExemplarRequested, state: CampaignState) -> CampaignState:
+    request = ExemplarRequest(character=event.character, exemplar=event.exemplar,
+                              drive=event.drive, seat=event.seat)
+    return replace(state, exemplar_requests=(*state.exemplar_requests, request))
+
+
+@apply.register
+def _edited(event: CharacterEdited, state: CampaignState) -> CampaignState:
+    who = state.characters[event.character]
+    return with_character(state, replace(who, name=event.name, abilities=event.abilities,
+                                         drives=event.drives, method=event.method))
 
 
 # -- Debt on Drives, used by several areas ---------------------------------------------------
@@ -209,7 +321,7 @@ def _linked(event: ExemplarLinked, state: CampaignState) -> CampaignState:
 
 def overdrawn(who: Character, drive: DriveSlot) -> bool:
     """R-CHAR-7: unstaked Debt above the Drive's strength (5 when undifferentiated)."""
-    return drive.debt > drive.strength
+    return is_overdrawn(drive.debt, drive.strength)
 
 
 def stake_limit(who: Character, drive: DriveSlot) -> int:

@@ -25,6 +25,10 @@ Id = Annotated[int, msgspec.Meta(ge=1, le=2**31)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
 Text = Annotated[str, msgspec.Meta(max_length=2000)]
 Count = Annotated[int, msgspec.Meta(ge=1, le=99)]
+#: R-SCHISM-1: every side a command may name can be named; a Conflict has at most this many.
+MAX_SIDES = 32
+#: A side of a Conflict, 0 the first.
+SideIndex = Annotated[int, msgspec.Meta(ge=0, le=MAX_SIDES - 1)]
 DieValue = Annotated[int, msgspec.Meta(description="Drawn by the server (R-ROLL-1)")]
 RollCounter = Annotated[int, msgspec.Meta(ge=0, description="The campaign's roll counter, "
                                           "set by the server (R-FAIR-4)")]
@@ -125,9 +129,25 @@ class CreateCharacter(SeatCommand, frozen=True, kw_only=True):
 
 
 class LinkExemplar(SeatCommand, frozen=True, kw_only=True):
+    """Link ``exemplar`` to ``character`` through one of its Drives (R-CHAR-6).
+
+    Sent by the player who created ``character``; a second or later Exemplar is shared: the
+    player who created ``exemplar`` sends the same command too, and the link is made when both
+    have."""
+
     character: Id
     exemplar: Id
     drive: DriveName
+
+
+class EditCharacter(SeatCommand, frozen=True, kw_only=True):
+    """Change a character you created, between scenes (R-CHAR-8); what is left out stays."""
+
+    character: Id
+    name: Name | None = None
+    build: Freeform | ClickAndLock | None = None
+    #: Five Drives with strengths summing to 9, or "undifferentiated" (R-CHAR-5).
+    drives: dict[DriveName, int] | Literal["undifferentiated"] | None = None
 
 
 # -- scenes and pages -----------------------------------------------------------------------
@@ -159,7 +179,7 @@ class RollOverdrawn(SeatCommand, frozen=True, kw_only=True):
 
 class Claim(SeatCommand, frozen=True, kw_only=True):
     conflict: Id
-    side: Annotated[int, msgspec.Meta(ge=0, le=31)]
+    side: SideIndex
 
 
 class PassClaiming(SeatCommand, frozen=True, kw_only=True):
@@ -231,11 +251,11 @@ class RaiseInspiration(SeatCommand, frozen=True, kw_only=True):
 
 
 class AcceptRoll(SeatCommand, frozen=True, kw_only=True):
-    ally: Annotated[int, msgspec.Meta(ge=0, le=31)] | None = None
+    ally: SideIndex | None = None
 
 
 class RejectRoll(SeatCommand, frozen=True, kw_only=True):
-    ally: Annotated[int, msgspec.Meta(ge=0, le=31)] | None = None
+    ally: SideIndex | None = None
 
 
 class React(SeatCommand, frozen=True, kw_only=True):
@@ -277,7 +297,7 @@ class SplitDie(SeatCommand, frozen=True, kw_only=True):
 class Schism(SeatCommand, frozen=True, kw_only=True):
     conflict: Id
     #: The side the dice leave.
-    side: Annotated[int, msgspec.Meta(ge=0, le=31)]
+    side: SideIndex
     dice: Annotated[tuple[Id, ...], msgspec.Meta(max_length=36)] = ()
     label: Name = "New side"
     #: Split the side's uncontrolled die into this many first, leaving it behind (R-SCHISM-1).

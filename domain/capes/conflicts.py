@@ -12,7 +12,7 @@ from .decider import apply, handle
 from .events import CharacterAllied, ConflictCreated, ConflictVetoed, Event
 from .model import CampaignState, Conflict, Die, Scene, Side
 from .scenes import require_page, require_scene
-from .table import add_tokens, character, conflict, pay, require_seat, with_conflict
+from .table import add_tokens, changed, character, conflict, pay, require_seat, with_conflict
 
 replace = msgspec.structs.replace
 
@@ -180,4 +180,4 @@ def _allied(event: CharacterAllied, state: CampaignState) -> CampaignState:
         allies={**c.allies, event.character: event.side},
         once_allied={**c.once_allied, event.character: once},
     )
-    return with_conflict(state, c)
+    return changed(state, c)

@@ -15,6 +15,7 @@ import msgspec
 from .model import (
     Ability,
     CampaignState,
+    Conflict,
     ConflictKind,
     DriveName,
     DriveSlot,
@@ -27,6 +28,12 @@ from .model import (
 class Event(msgspec.Struct, frozen=True, gc=False, tag_field="type",
             forbid_unknown_fields=True):
     """Base of the edition's events; the tag is the class name."""
+
+
+class DebtReturned(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+    character: int
+    drive: DriveName
+    amount: int
 
 
 # -- table (R-TABLE-*) ----------------------------------------------------------------------
@@ -72,6 +79,27 @@ class ExemplarLinked(Event, frozen=True, tag=True):
     character: int
     exemplar: int
     drive: DriveName
+
+
+class ExemplarRequested(Event, frozen=True, tag=True):
+    """One player asked for a shared Exemplar; it is linked once the other asks too
+    (R-CHAR-6)."""
+
+    character: int
+    exemplar: int
+    drive: DriveName
+    seat: int
+
+
+class CharacterEdited(Event, frozen=True, tag=True):
+    """A character changed between scenes (R-CHAR-8): its whole new build. The Debt on its
+    Drives is carried over as it was (``drives`` holds it)."""
+
+    character: int
+    name: str
+    abilities: tuple[Ability, ...]
+    drives: tuple[DriveSlot, ...]
+    method: Literal["freeform", "click-and-lock"] = "freeform"
 
 
 # -- scenes (R-SCENE-*) ---------------------------------------------------------------------
@@ -189,6 +217,16 @@ class TurnEnded(Event, frozen=True, tag=True):
     seat: int
 
 
+class ProvisionalStakesReturned(Event, frozen=True, tag=True):
+    """R-STAKE-4: the turn ends without its character using an Ability, so the Debt it staked
+    before the Ability goes back to its Drives and the Conflicts are put back as they were
+    before those stakes (``conflicts``: each as it is now, Inspirations' raises kept)."""
+
+    character: int
+    returned: tuple[DebtReturned, ...]
+    conflicts: tuple[Conflict, ...]
+
+
 class TurnPassed(Event, frozen=True, tag=True):
     seat: int
     to: int
@@ -291,10 +329,14 @@ class DieSplit(Event, frozen=True, tag=True):
 class SideSchismed(Event, frozen=True, tag=True):
     conflict: int
     side: int
+    #: The index of the new side once the Schism is done (after ``removed`` is gone).
     new_side: int
     label: str
     dice: tuple[int, ...]
     character: int
+    #: The side the dice left, when it is not an original side and is left with no dice: it
+    #: disappears, and the sides after it move down one (R-SCHISM-1). Schema version 2.
+    removed: int | None = None
 
 
 # -- inspirations (R-INSP-1, R-ABIL-2) ------------------------------------------------------
@@ -330,12 +372,6 @@ class InspirationMade(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fiel
     value: int
     #: The dice it was made from: a pair, or one leftover die.
     dice: tuple[int, ...]
-
-
-class DebtReturned(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
-    character: int
-    drive: DriveName
-    amount: int
 
 
 class ConflictResolved(Event, frozen=True, tag=True):

@@ -7,10 +7,11 @@ from collections.abc import Iterable
 import msgspec
 
 from ..errors import InvalidReference, RuleViolation
+from ..shared import can_roll
 from .commands import RaiseInspiration, SpendInspiration
 from .decider import apply, handle
 from .events import Event, InspirationMade, InspirationRaised, InspirationSpent
-from .model import CampaignState, Inspiration
+from .model import Ability, CampaignState, Inspiration
 from .pages import set_die
 from .rolls import require_turn_to_act, use_ability
 from .staking import require_between
@@ -40,14 +41,20 @@ def _raise(command: RaiseInspiration, state: CampaignState) -> Iterable[Event]:
         )
     insp = _inspiration(state, command.seat, command.inspiration)
     who = character(state, turn.character)
-    ability, events = use_ability(state, who, command.ability, command.drive, reaction=False)
     if insp.value >= MAX_VALUE:
         raise RuleViolation("R-ABIL-2", "an Inspiration is raised to at most 6")
-    if ability.rating < insp.value:
-        raise RuleViolation(
-            "R-ABIL-2",
-            f"{ability.name} (rating {ability.rating}) cannot raise an Inspiration of {insp.value}",
-        )
+
+    def check(ability: Ability) -> None:
+        if not can_roll(ability.rating, insp.value):
+            raise RuleViolation(
+                "R-ABIL-2",
+                f"{ability.name} (rating {ability.rating}) cannot raise an Inspiration of "
+                f"{insp.value}",
+            )
+
+    # R-ABIL-2 is checked before the Drive is asked for (choices come last).
+    _, events = use_ability(state, who, command.ability, command.drive, reaction=False,
+                            check=check)
     events.append(InspirationRaised(seat=command.seat, inspiration=insp.id, value=insp.value + 1))
     return events
 

@@ -14,6 +14,8 @@ from typing import Literal
 
 import msgspec
 
+from ..shared import controlling
+
 DriveName = Literal[
     "Justice",
     "Truth",
@@ -164,6 +166,10 @@ class Conflict(Frozen, frozen=True):
     #: side -> seat that claimed it this page (R-PAGE-4); cleared when the page ends.
     claims: dict[int, int] = {}
     next_die: int = 2
+    #: (scene, page) of the last change to its dice, stakes, sides or alliances: a tie left
+    #: unchanged through a whole page may be declared Deadlocked (R-X-DEAD-2). (0, 0): not
+    #: changed since it was created (``created_on`` counts then).
+    changed_on: tuple[int, int] = (0, 0)
 
     def die(self, die_id: int) -> tuple[int, Die] | None:
         """The side index and die with this id."""
@@ -176,14 +182,19 @@ class Conflict(Frozen, frozen=True):
     @property
     def controlling_side(self) -> int | None:
         """R-CONF-2: the side with the strictly highest total; a tie for highest: nobody."""
-        totals = [s.total for s in self.sides]
-        best = max(totals)
-        if totals.count(best) > 1:
-            return None
-        return totals.index(best)
+        return controlling([s.total for s in self.sides])
 
     def allies_of(self, side: int) -> tuple[int, ...]:
         return tuple(sorted(c for c, s in self.allies.items() if s == side))
+
+
+class ExemplarRequest(Frozen, frozen=True):
+    """A shared Exemplar asked for by one of the two players, waiting for the other (R-CHAR-6)."""
+
+    character: int
+    exemplar: int
+    drive: DriveName
+    seat: int
 
 
 class Scene(Frozen, frozen=True):
@@ -256,6 +267,9 @@ class Turn(Frozen, frozen=True):
     staked: bool = False
     #: Sides staked on before the Ability, which the roll decision must ally to (R-STAKE-2).
     promised: tuple[tuple[int, int], ...] = ()
+    #: Conflicts as they were before the turn's first provisional stake on them (R-STAKE-4):
+    #: what ending the turn without using an Ability puts back.
+    provisional: tuple[Conflict, ...] = ()
     roll: PendingRoll | None = None
     reactions: ReactionWindow | None = None
     and_then: AndThen | None = None
@@ -305,6 +319,8 @@ class CampaignState(Frozen, frozen=True):
     next_conflict: int = 1
     next_inspiration: int = 1
     closed: bool = False
+    #: Shared Exemplars asked for by one player and not yet by the other (R-CHAR-6).
+    exemplar_requests: tuple[ExemplarRequest, ...] = ()
 
     def player(self, seat: int) -> Player:
         return self.players[seat - 1]

@@ -1,9 +1,12 @@
 """What the table is waiting for: who may do what now, and concrete candidate commands.
 
 ``waiting_for`` answers the board's "whose turn is it and what may they do" (by command type).
-``candidates`` lists concrete commands worth trying now — most legal, some not — for random
-play in property tests, simulations and benchmarks (like python-chess's legal moves, but the
-Decider stays the judge: a candidate may still be refused).
+It offers a seat a command only when the rules accept that command for at least one choice of
+its arguments (R-STAKE-4: the board never offers what the rules refuse, and some seat can
+always move); the checks are the rule modules' own. ``candidates`` lists concrete commands of
+every kind worth trying now — most legal, some not — for random play in property tests,
+simulations and benchmarks (like python-chess's legal moves, but the Decider stays the judge:
+a candidate may still be refused, or answer with a choice to make).
 """
 
 from __future__ import annotations
@@ -13,15 +16,22 @@ from collections.abc import Callable, Iterator
 import msgspec
 
 from . import commands as c
-from .model import CampaignState, Turn
-from .resolution import deadlockable, pending
-from .rolls import asked, usable
+from .conflicts import goal_key
+from .model import CampaignState, Character, Conflict, Turn
+from .pages import claimable
+from .resolution import deadlockable, locked, pending
+from .rolls import ally_choices, asked, usable
+from .staking import may_stake, schisms
+from .table import MIN_PLAYERS
 from .turns import turn_seat
+
+#: The largest Inspiration (R-ABIL-2).
+MAX_INSPIRATION = 6
 
 
 def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
     """seat -> the command types it may use now to move the game on (narration aside)."""
-    if not state.created or state.closed or not state.players:
+    if not state.created or state.closed or len(state.players) < MIN_PLAYERS:
         return {}
     page = state.page
     moves: dict[int, list[str]] = {}
@@ -38,28 +48,84 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
         return {s: tuple(t) for s, t in moves.items()}
     if page is None:  # between a page's end and the next page's start, inside one command
         return {}
-    if page.vetoable:
-        for p in state.players:
+    for p in state.players:
+        if any(can_veto(state, p.seat, x) for x in page.vetoable):
             add(p.seat, "veto")
     if page.phase == "overdrawn":
         for o in page.overdrawn:
             add(state.scene.cast[o.character], "roll_overdrawn")
     elif page.phase == "claiming":
-        add(page.cursor, "choose_character", "create_conflict", "claim", "pass_claiming")
+        _claiming_moves(state, page.cursor, add)
     elif page.phase == "free_play":
-        add(page.starter, "start_turn", "end_free_play")
+        if state.scene.characters_of(page.starter):
+            add(page.starter, "start_turn")
+        add(page.starter, "end_free_play")
     elif page.phase == "actions":
         _turn_moves(state, page.turn, add)
     elif page.phase == "resolution":
         waiting = pending(state)
         if waiting:
-            add(waiting[0][0], "resolve", "gloat")
-        elif any(deadlockable(x) for x in state.conflicts.values()):
+            seat, conflict_id = waiting[0]
+            add(seat, "resolve")
+            if _can_gloat(state.conflicts[conflict_id]):
+                add(seat, "gloat")
+        elif any(locked(state, x) for x in state.conflicts.values()):
             add(page.starter, "end_page")
-        if any(deadlockable(x) for x in state.conflicts.values()):
-            for p in state.players:
-                add(p.seat, "declare_deadlock")
+    if any(deadlockable(state, x) for x in state.conflicts.values()):
+        for p in state.players:
+            add(p.seat, "declare_deadlock")
     return {s: tuple(dict.fromkeys(t)) for s, t in moves.items()}
+
+
+def can_veto(state: CampaignState, seat: int, conflict_id: int) -> bool:
+    """R-CONF-3: anyone vetoes an Event; a Goal, only a player of a character it names."""
+    x = state.conflicts.get(conflict_id)
+    if x is None or state.scene is None:
+        return False
+    return x.kind == "event" or any(state.scene.cast.get(ch) == seat for ch in x.names)
+
+
+def _can_gloat(x: Conflict) -> bool:
+    """R-GLOAT-1: the claimed side has a die above 1 to set to 1."""
+    side = x.controlling_side
+    return side is not None and any(d.value > 1 for d in x.sides[side].dice)
+
+
+def free_pairs(state: CampaignState, seat: int) -> list[tuple[int, int]]:
+    """Exemplar pairs whose Free Conflict ``seat`` may add now (R-CHAR-6)."""
+    scene = state.scene
+    if scene is None:
+        return []
+    pairs = []
+    for who in state.characters.values():
+        for e in who.exemplars:
+            pair = (min(who.id, e.other), max(who.id, e.other))
+            if (
+                who.id in scene.cast
+                and e.other in scene.cast
+                and seat in (scene.cast[who.id], scene.cast[e.other])
+                and pair not in scene.free_conflicts_used
+                and pair not in pairs
+            ):
+                pairs.append(pair)
+    return pairs
+
+
+def _claiming_moves(state: CampaignState, seat: int, add: Callable[..., None]) -> None:
+    scene, page = state.scene, state.page
+    assert scene is not None and page is not None
+    tokens = state.player(seat).tokens
+    if any(ch not in scene.cast for ch in state.characters) and (
+        tokens >= 1 or not scene.characters_of(seat)
+    ):
+        add(seat, "choose_character")
+    if tokens >= 1 or free_pairs(state, seat):
+        add(seat, "create_conflict")
+    if (tokens >= 1 or seat not in page.free_claims_used) and any(
+        claimable(state, x, seat) for x in state.conflicts.values()
+    ):
+        add(seat, "claim")
+    add(seat, "pass_claiming")
 
 
 def _turn_moves(state: CampaignState, turn: Turn | None, add: Callable[..., None]) -> None:
@@ -69,19 +135,108 @@ def _turn_moves(state: CampaignState, turn: Turn | None, add: Callable[..., None
         seat = turn_seat(state)
         if seat is not None:
             add(seat, "start_turn", *(("pass_turn",) if page.round == "bought" else ()))
-    elif turn.roll is not None:
-        add(turn.roll.seat, "accept_roll", "reject_roll")
-    elif turn.reactions is not None:
+        return
+    if turn.roll is not None:
+        for accept, name in ((True, "accept_roll"), (False, "reject_roll")):
+            if decision_sides(state, turn, accept):
+                add(turn.roll.seat, name)
+        return
+    if turn.reactions is not None:
         seat = asked(state)
         if seat is not None:
             add(seat, "react", "pass_reaction")
-    else:
-        if turn.and_then is not None:
-            for seat in turn.and_then.seats:
-                add(seat, "narrate")
-        if not turn.acted:
-            add(turn.seat, "roll_die", "raise_inspiration", "create_conflict")
-        add(turn.seat, "stake_debt", "split_die", "schism", "spend_inspiration", "end_turn")
+        return
+    if turn.and_then is not None:
+        for seat in turn.and_then.seats:
+            add(seat, "narrate")
+    who = state.characters[turn.character]
+    if not turn.acted:
+        if any(True for _ in _rolls(state, turn, who)):
+            add(turn.seat, "roll_die")
+        if any(True for _ in _raises(state, turn, who)):
+            add(turn.seat, "raise_inspiration")
+        if not turn.staked:
+            add(turn.seat, "create_conflict")
+    if any(True for _ in _stakes(state, turn, who)):
+        add(turn.seat, "stake_debt")
+    if any(True for _ in _splits(state, turn, who)):
+        add(turn.seat, "split_die")
+    if any(schisms(turn, who, x) for x in state.conflicts.values()):
+        add(turn.seat, "schism")
+    if any(True for _ in _spends(state, turn.seat)):
+        add(turn.seat, "spend_inspiration")
+    if turn.and_then is None:
+        # R-STAKE-4: a turn can always end (after its And Then, which is always possible).
+        add(turn.seat, "end_turn")
+
+
+def decision_sides(state: CampaignState, turn: Turn, accept: bool) -> list[int]:
+    """The sides the roll's decision may ally to (R-ROLL-3, bound by a promise: R-X-STAKE-1)."""
+    roll = turn.roll
+    assert roll is not None
+    choices = ally_choices(state, roll, accept)
+    promised = {s for x, s in turn.promised if x == roll.conflict}
+    if promised and not roll.reaction:
+        choices = [s for s in choices if s in promised]
+    return choices
+
+
+# -- concrete moves of the turn's character ---------------------------------------------------
+
+
+def _rolls(state: CampaignState, turn: Turn, who: Character) -> Iterator[c.RollDie]:
+    """R-ABIL-2: a usable ability rated at least the die; on the promised Conflict, if any."""
+    promised = {x for x, _ in turn.promised}
+    for x in state.conflicts.values():
+        if promised and x.id not in promised:
+            continue
+        for s in x.sides:
+            for d in s.dice:
+                for a in who.abilities:
+                    if usable(who, a) and a.rating >= d.value:
+                        yield c.RollDie(seat=turn.seat, ability=a.name, conflict=x.id, die=d.id)
+
+
+def _raises(state: CampaignState, turn: Turn, who: Character) -> Iterator[c.RaiseInspiration]:
+    """R-ABIL-2: an Inspiration below 6 and a usable ability rated at least it; no promise."""
+    if turn.promised:
+        return
+    for insp in state.player(turn.seat).inspirations:
+        for a in who.abilities:
+            if insp.value < MAX_INSPIRATION and usable(who, a) and a.rating >= insp.value:
+                yield c.RaiseInspiration(seat=turn.seat, ability=a.name, inspiration=insp.id)
+
+
+def _stakes(state: CampaignState, turn: Turn, who: Character) -> Iterator[c.StakeDebt]:
+    for x in state.conflicts.values():
+        for index, s in enumerate(x.sides):
+            for d in s.dice:
+                if d.controller is None and may_stake(turn, who, x, index):
+                    yield c.StakeDebt(seat=turn.seat, conflict=x.id, die=d.id)
+
+
+def _splits(state: CampaignState, turn: Turn, who: Character) -> Iterator[c.SplitDie]:
+    for x in state.conflicts.values():
+        for index, s in enumerate(x.sides):
+            for d in s.dice:
+                if d.controller == who.id and d.value >= 2 and may_stake(turn, who, x, index):
+                    for into in range(2, d.value + 1):
+                        if may_stake(turn, who, x, index, into - 1):
+                            yield c.SplitDie(seat=turn.seat, conflict=x.id, die=d.id, into=into)
+
+
+def _spends(state: CampaignState, seat: int) -> Iterator[c.SpendInspiration]:
+    """R-INSP-1: an Inspiration above a die's value raises it."""
+    for insp in state.player(seat).inspirations:
+        for x in state.conflicts.values():
+            for s in x.sides:
+                for d in s.dice:
+                    if insp.value > d.value:
+                        yield c.SpendInspiration(seat=seat, inspiration=insp.id,
+                                                 conflict=x.id, die=d.id)
+
+
+# -- candidates for random play ---------------------------------------------------------------
 
 
 def candidates(state: CampaignState) -> list[c.Command]:
@@ -94,14 +249,21 @@ def _candidates(state: CampaignState) -> Iterator[c.Command]:
     if not state.created or state.closed:
         return
     if scene is None:
-        seat = state.next_framer or 1
-        yield c.FrameScene(seat=seat, text="A scene")
-        yield c.PassFraming(seat=seat)
+        if state.next_framer is None:
+            for p in state.players:
+                yield c.FrameScene(seat=p.seat, text="A scene")
+        else:
+            yield c.FrameScene(seat=state.next_framer, text="A scene")
+            yield c.PassFraming(seat=state.next_framer)
         return
     assert page is not None
-    for conflict_id in page.vetoable:
+    for conflict_id in sorted(page.vetoable):
         for p in state.players:
             yield c.Veto(seat=p.seat, conflict=conflict_id)
+    for x in state.conflicts.values():
+        if deadlockable(state, x):
+            for p in state.players:
+                yield c.DeclareDeadlock(seat=p.seat, conflict=x.id)
     if page.phase == "overdrawn":
         for o in page.overdrawn:
             yield c.RollOverdrawn(
@@ -115,6 +277,7 @@ def _candidates(state: CampaignState) -> Iterator[c.Command]:
         for x in state.conflicts.values():
             for side in range(len(x.sides)):
                 yield c.Claim(seat=seat, conflict=x.id, side=side)
+        yield from _creations(state, seat, claiming=True)
         yield c.PassClaiming(seat=seat)
         yield c.PassClaiming(seat=seat)
     elif page.phase == "free_play":
@@ -127,10 +290,24 @@ def _candidates(state: CampaignState) -> Iterator[c.Command]:
         for seat, conflict_id in pending(state)[:1]:
             yield c.Resolve(seat=seat, conflict=conflict_id)
             yield c.Gloat(seat=seat, conflict=conflict_id)
-        for x in state.conflicts.values():
-            if deadlockable(x):
-                yield c.DeclareDeadlock(seat=page.starter, conflict=x.id)
         yield c.EndPage(seat=page.starter)
+
+
+def _creations(state: CampaignState, seat: int, *, claiming: bool) -> Iterator[c.CreateConflict]:
+    """An Event, a Goal naming each character the seat plays, and (claiming) Free Conflicts."""
+    scene = state.scene
+    assert scene is not None
+    number = state.next_conflict
+    yield c.CreateConflict(seat=seat, kind="event", text=f"Event {number}")
+    failed = {ch for ch, _ in scene.failed_goals}
+    for ch in scene.characters_of(seat):
+        text = f"Goal {number}" if ch not in failed else f"Goal {number} (again)"
+        if (ch, goal_key(text)) not in scene.failed_goals:
+            yield c.CreateConflict(seat=seat, kind="goal", text=text, names=(ch,))
+    if claiming:
+        for pair in free_pairs(state, seat):
+            yield c.CreateConflict(seat=seat, kind="event", text=f"Free Conflict {number}",
+                                   free_for=pair)
 
 
 def _turn_candidates(state: CampaignState) -> Iterator[c.Command]:
@@ -166,31 +343,21 @@ def _turn_candidates(state: CampaignState) -> Iterator[c.Command]:
         for seat in turn.and_then.seats:
             yield c.Narrate(seat=seat, text="And then...", and_then=True)
     if not turn.acted:
-        for x in state.conflicts.values():
-            for s in x.sides:
-                for d in s.dice:
-                    for a in who.abilities:
-                        if usable(who, a) and a.rating >= d.value:
-                            yield c.RollDie(seat=turn.seat, ability=a.name, conflict=x.id, die=d.id)
-        yield c.CreateConflict(seat=turn.seat, kind="event", text=f"Event {state.next_conflict}")
-        for insp in state.player(turn.seat).inspirations:
-            for a in who.abilities:
-                yield c.RaiseInspiration(seat=turn.seat, ability=a.name, inspiration=insp.id)
+        yield from _rolls(state, turn, who)
+        yield from _creations(state, turn.seat, claiming=False)
+        yield from _raises(state, turn, who)
+    yield from _stakes(state, turn, who)
+    yield from _splits(state, turn, who)
     for x in state.conflicts.values():
-        for side, s in enumerate(x.sides):
-            for d in s.dice:
-                if d.controller is None:
-                    yield c.StakeDebt(seat=turn.seat, conflict=x.id, die=d.id)
-                elif d.controller == who.id and d.value >= 2:
-                    yield c.SplitDie(seat=turn.seat, conflict=x.id, die=d.id, into=2)
-                    yield c.Schism(seat=turn.seat, conflict=x.id, side=side, dice=(d.id,))
-                for insp in state.player(turn.seat).inspirations:
-                    if insp.value > d.value:
-                        yield c.SpendInspiration(
-                            seat=turn.seat, inspiration=insp.id, conflict=x.id, die=d.id
-                        )
+        yield from schisms(turn, who, x)
+    yield from _spends(state, turn.seat)
     yield c.EndTurn(seat=turn.seat)
-    yield c.EndTurn(seat=turn.seat)
+
+
+def command_name(command: object) -> str:
+    """The ``type`` tag of a command (``roll_die``), as ``waiting_for`` names it."""
+    tag = type(command).__struct_config__.tag  # type: ignore[attr-defined]
+    return str(tag)
 
 
 def with_choice(command: c.Command, field: str, value: object) -> c.Command:

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 import msgspec
 
 from ..errors import ChoiceRequired, NotPermitted, RuleViolation
+from ..shared import is_fair, overdrawn_result
 from .characters import overdrawn
 from .commands import Claim, EndFreePlay, PassClaiming, RollOverdrawn
 from .conflicts import sides_of_seat
@@ -27,7 +28,7 @@ from .events import (
 )
 from .model import CampaignState, Conflict, OverdrawnDrive, Page
 from .scenes import require_page
-from .table import add_tokens, character, conflict, pay, require_seat, with_conflict
+from .table import add_tokens, changed, character, conflict, pay, require_seat, with_conflict
 
 replace = msgspec.structs.replace
 
@@ -130,7 +131,7 @@ def _roll_overdrawn(command: RollOverdrawn, state: CampaignState) -> Iterable[Ev
         raise RuleViolation(
             "R-PAGE-2", "roll the highest die on a side the character is allied with", highest
         )
-    if not 1 <= command.value <= 6:
+    if not is_fair(command.value):
         raise RuleViolation("R-ROLL-1", "dice are rolled by the server")
     return (
         OverdrawnDieRolled(
@@ -141,7 +142,7 @@ def _roll_overdrawn(command: RollOverdrawn, state: CampaignState) -> Iterable[Ev
             before=top,
             rolled=command.value,
             # R-PAGE-2: the new value is kept only if lower.
-            kept=command.value < top,
+            kept=overdrawn_result(top, command.value) < top,
             draw=command.draw,
         ),
     )
@@ -166,7 +167,7 @@ def set_die(state: CampaignState, conflict_id: int, die_id: int, value: int) -> 
         replace(s, dice=tuple(replace(d, value=value) if d.id == die_id else d for d in s.dice))
         for s in c.sides
     )
-    return with_conflict(state, replace(c, sides=sides))
+    return changed(state, replace(c, sides=sides))
 
 
 # -- claiming (R-PAGE-3, R-PAGE-4) -----------------------------------------------------------

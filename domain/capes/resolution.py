@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 import msgspec
 
 from ..errors import ChoiceRequired, InvalidReference, RuleViolation
-from .characters import add_debt
+from ..shared import losing_return
+from .characters import add_debt, stake_limit
 from .commands import DeclareDeadlock, EndPage, Gloat, Resolve
 from .conflicts import goal_key, seats_allied, sides_of_seat
 from .decider import apply, handle, progression
@@ -49,9 +50,48 @@ def pending(state: CampaignState) -> list[tuple[int, int]]:
     ]
 
 
-def deadlockable(c: Conflict) -> bool:
-    """R-DEAD-1: tied, and every die a six."""
-    return c.controlling_side is None and all(d.value == 6 for s in c.sides for d in s.dice)
+def could_stake(state: CampaignState, c: Conflict, character_id: int) -> bool:
+    """R-DEAD-1 / R-STAKE-1: whether the character holds Debt it may still stake on ``c``: on
+    the Drive it stakes from there (any Drive, before its first stake), below its limit."""
+    who = state.characters.get(character_id)
+    if who is None:
+        return False
+    chosen = c.stake_drive.get(who.id)
+    staked = c.stake_total.get(who.id, 0)
+    return any(
+        d.debt > 0 and staked < stake_limit(who, d)
+        for d in who.drives
+        if chosen is None or d.name == chosen
+    )
+
+
+def locked(state: CampaignState, c: Conflict) -> bool:
+    """R-DEAD-1: tied, every die a six, and no ally could stake more Debt on it."""
+    return (
+        c.controlling_side is None
+        and all(d.value == 6 for s in c.sides for d in s.dice)
+        and not any(could_stake(state, c, ch) for ch in c.allies)
+    )
+
+
+def stale(state: CampaignState, c: Conflict) -> bool:
+    """R-X-DEAD-2: tied, and nothing about it changed through the last whole page (this one,
+    at its resolution; the one before, in the claiming phase)."""
+    page = state.page
+    if c.controlling_side is not None or page is None:
+        return False
+    whole = page.number if page.phase == "resolution" else page.number - 1
+    return max(c.changed_on, c.created_on) < (page.scene, whole)
+
+
+def deadlockable(state: CampaignState, c: Conflict) -> bool:
+    """Whether a player may declare ``c`` Deadlocked now (R-DEAD-1, R-X-DEAD-2)."""
+    page = state.page
+    if page is None:
+        return False
+    if page.phase == "resolution":
+        return locked(state, c) or stale(state, c)
+    return page.phase == "claiming" and stale(state, c)
 
 
 def _require_claimant(state: CampaignState, seat: int, conflict_id: int) -> tuple[Conflict, int]:
@@ -79,7 +119,7 @@ def _require_claimant(state: CampaignState, seat: int, conflict_id: int) -> tupl
 def _returned(c: Conflict, sides: Iterable[int]) -> tuple[DebtReturned, ...]:
     """R-RES-2: Debt staked on a losing side returns doubled to its Drive."""
     return tuple(
-        DebtReturned(character=st.character, drive=st.drive, amount=2 * st.amount)
+        DebtReturned(character=st.character, drive=st.drive, amount=losing_return(st.amount))
         for i in sides
         for d in c.sides[i].dice
         for st in d.stakes
@@ -102,7 +142,8 @@ def _gifts(
         for st in d.stakes:
             g = cast[st.character]
             givers[g] = givers.get(g, 0) + st.amount
-    losers = {cast[ch] for ch, ever in c.once_allied.items() if ever & losing and ch in cast}
+    # Any side but the winner is a losing one, a side that disappeared too (R-X-RES-2).
+    losers = {cast[ch] for ch, ever in c.once_allied.items() if ever - {side} and ch in cast}
     creator = c.creator
     mine = sides_of_seat(state, c, creator)
     creator_first = bool(mine & losing) or not mine
@@ -353,12 +394,19 @@ def _gloat(command: Gloat, state: CampaignState) -> Iterable[Event]:
 def _deadlock(command: DeclareDeadlock, state: CampaignState) -> Iterable[Event]:
     require_seat(state, command)
     page = require_page(state)
-    if page.phase != "resolution":
-        raise RuleViolation("R-DEAD-1", "a Deadlock is declared at resolution")
     c = conflict(state, command.conflict)
-    if not deadlockable(c):
+    if page.phase not in ("resolution", "claiming") or (
+        page.phase == "claiming" and not stale(state, c)
+    ):
         raise RuleViolation(
-            "R-DEAD-1", "only a tied Conflict whose dice are all sixes is Deadlocked"
+            "R-DEAD-1", "a Deadlock is declared at resolution (or, R-X-DEAD-2, of a tie left "
+            "unchanged through a whole page, in the claiming phase)"
+        )
+    if not deadlockable(state, c):
+        raise RuleViolation(
+            "R-DEAD-1",
+            "only a tie nobody can change is Deadlocked: every die a six and no ally able to "
+            "stake more Debt on it, or (R-X-DEAD-2) a tie left unchanged through this page",
         )
     chooser = _Recipients(state, c, command.inspirations, "R-DEAD-1")
     made: list[InspirationMade] = []
@@ -406,7 +454,7 @@ def _page_ends(state: CampaignState) -> Iterable[Event]:
     page = state.page
     if page is None or page.phase != "resolution" or pending(state):
         return ()
-    if any(deadlockable(c) for c in state.conflicts.values()):
+    if any(locked(state, c) for c in state.conflicts.values()):
         return ()  # R-X-DEAD-1: someone may still declare it; the Starter ends the page
     return (PageEnded(scene=page.scene, page=page.number),)
 

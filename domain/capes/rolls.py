@@ -5,11 +5,13 @@ Rules: R-ABIL-1, R-ABIL-2, R-ROLL-1..4, R-REACT-1.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import msgspec
 
 from ..errors import ChoiceRequired, InvalidReference, NotPermitted, RuleViolation
+from ..shared import can_roll as rated_for
+from ..shared import is_blocking, is_fair
 from .characters import add_debt
 from .commands import AcceptRoll, Narrate, PassReaction, React, RejectRoll, RollDie
 from .conflicts import seats_allied
@@ -47,9 +49,14 @@ def usable(who: Character, ability: Ability) -> bool:
 
 
 def use_ability(
-    state: CampaignState, who: Character, name: str, drive: str | None, *, reaction: bool
+    state: CampaignState, who: Character, name: str, drive: str | None, *, reaction: bool,
+    check: Callable[[Ability], None] | None = None,
 ) -> tuple[Ability, list[Event]]:
-    """Check that ``who`` can use the ability now; the events of its cost (R-ABIL-1)."""
+    """Check that ``who`` can use the ability now; the events of its cost (R-ABIL-1).
+
+    ``check`` refuses what the ability cannot do (its rating against the die, R-ABIL-2): it
+    runs before the player is asked which Drive takes the Debt, so a client is never asked
+    to choose for a move that is refused anyway."""
     ability = who.ability(name)
     if ability is None:
         raise InvalidReference(
@@ -58,6 +65,8 @@ def use_ability(
         )
     if not usable(who, ability):
         raise RuleViolation("R-ABIL-1", f"{ability.name} is Blocked until the scene ends")
+    if check is not None:
+        check(ability)
     events: list[Event] = [
         AbilityUsed(
             character=who.id,
@@ -67,7 +76,7 @@ def use_ability(
             reaction=reaction,
         )
     ]
-    if ability.super:
+    if not is_blocking(ability.super):
         # R-ABIL-1: a super ability gives 1 Debt on a Drive of the player's choice.
         drives = [d.name for d in who.drives]
         if drive is None:
@@ -85,18 +94,26 @@ def use_ability(
     return ability, events
 
 
+def can_roll(die: Die, rule: str, value: int) -> Callable[[Ability], None]:
+    """The check that an ability may roll ``die``: rated at least the die (R-ABIL-2 for an
+    action, R-REACT-1 for a reaction), with a value drawn by the server (R-ROLL-1)."""
+
+    def check(ability: Ability) -> None:
+        if not rated_for(ability.rating, die.value):
+            raise RuleViolation(
+                rule,
+                f"{ability.name} (rating {ability.rating}) cannot roll a die showing {die.value}",
+            )
+        if not is_fair(value):
+            raise RuleViolation("R-ROLL-1", "every die is a fair 1-6 drawn by the server")
+
+    return check
+
+
 def _roll_event(
-    conflict_id: int, die: Die, ability: Ability, rule: str, command: RollDie | React,
-    character_id: int, reaction: bool,
+    conflict_id: int, die: Die, command: RollDie | React, character_id: int, reaction: bool,
 ) -> DieRolled:
-    """The roll of ``die`` with ``ability``: rated at least the die (R-ABIL-2 for an action,
-    R-REACT-1 for a reaction), with a value drawn by the server (R-ROLL-1)."""
-    if ability.rating < die.value:
-        raise RuleViolation(
-            rule, f"{ability.name} (rating {ability.rating}) cannot roll a die showing {die.value}"
-        )
-    if not 1 <= command.value <= 6:
-        raise RuleViolation("R-ROLL-1", "every die is a fair 1-6 drawn by the server")
+    """The roll of ``die``, checked by :func:`can_roll` already."""
     return DieRolled(conflict=conflict_id, die=die.id, before=die.value, rolled=command.value,
                      character=character_id, seat=command.seat, reaction=reaction,
                      draw=command.draw)
@@ -127,8 +144,10 @@ def _roll(command: RollDie, state: CampaignState) -> Iterable[Event]:
             "there, so the character becomes allied to that side",
         )
     who = character(state, turn.character)
-    ability, events = use_ability(state, who, command.ability, command.drive, reaction=False)
-    events.append(_roll_event(c.id, found[1], ability, "R-ABIL-2", command, who.id, False))
+    die = found[1]
+    _, events = use_ability(state, who, command.ability, command.drive, reaction=False,
+                            check=can_roll(die, "R-ABIL-2", command.value))
+    events.append(_roll_event(c.id, die, command, who.id, False))
     return events
 
 
@@ -262,12 +281,11 @@ def _react(command: React, state: CampaignState) -> Iterable[Event]:
     assert state.scene is not None
     if state.scene.cast.get(who.id) != command.seat:
         raise NotPermitted(f"seat {command.seat} does not play {who.name} in this scene")
-    ability, events = use_ability(state, who, command.ability, command.drive, reaction=True)
     found = state.conflicts[window.conflict].die(window.die)
     assert found is not None
-    events.append(
-        _roll_event(window.conflict, found[1], ability, "R-REACT-1", command, who.id, True)
-    )
+    _, events = use_ability(state, who, command.ability, command.drive, reaction=True,
+                            check=can_roll(found[1], "R-REACT-1", command.value))
+    events.append(_roll_event(window.conflict, found[1], command, who.id, True))
     return events
 
 
@@ -343,7 +361,8 @@ def _turn(state: CampaignState) -> Turn:
 def _ability_used(event: AbilityUsed, state: CampaignState) -> CampaignState:
     if event.reaction:
         return state
-    return _with_turn(state, replace(_turn(state), acted=True, used_ability=True))
+    # R-STAKE-4: once the Ability is used, the Debt staked before it is no longer provisional.
+    return _with_turn(state, replace(_turn(state), acted=True, used_ability=True, provisional=()))
 
 
 @apply.register

@@ -11,13 +11,13 @@ from collections.abc import Iterable
 import msgspec
 
 from ..errors import ChoiceRequired, InvalidReference, RuleViolation
+from ..shared import split_values
 from .characters import add_debt, stake_limit
-from .commands import Schism, SplitDie, StakeDebt
+from .commands import MAX_SIDES, Schism, SplitDie, StakeDebt
 from .decider import apply, handle
 from .events import CharacterAllied, DebtStaked, DieSplit, Event, SideSchismed
 from .model import CampaignState, Character, Conflict, Die, DriveName, Side, Stake, Turn
-from .rolls import usable
-from .table import character, conflict, require_seat, with_character, with_conflict
+from .table import changed, character, conflict, require_seat, with_character
 from .turns import require_turn
 
 replace = msgspec.structs.replace
@@ -33,24 +33,19 @@ def require_between(state: CampaignState, seat: int) -> Turn:
     return turn
 
 
-def split_values(value: int, into: int) -> list[int]:
-    """R-SPLIT-1: as even as possible, largest first (5 into 2 is 3+2; into 3 is 2+2+1).
-
-    R-X-SPLIT-1: the split die keeps the first (largest) value.
-    """
-    q, r = divmod(value, into)
-    return [q + 1] * r + [q] * (into - r)
+def _staking_turn(turn: Turn) -> None:
+    """R-STAKE-1: Debt is staked only in a turn that uses an Ability."""
+    if turn.acted and not turn.used_ability:
+        raise RuleViolation(
+            "R-STAKE-1",
+            "Debt is staked only in a turn that uses an Ability; this turn created a Conflict",
+        )
 
 
 def _stake_drive(
     turn: Turn, who: Character, c: Conflict, amount: int, wanted: str | None
 ) -> DriveName:
     """R-STAKE-1: which Drive the Debt comes from, and whether it may."""
-    if turn.acted and not turn.used_ability:
-        raise RuleViolation(
-            "R-STAKE-1",
-            "Debt is staked only in a turn that uses an Ability; this turn created a Conflict",
-        )
     chosen = c.stake_drive.get(who.id)
     if chosen is not None and wanted is not None and wanted != chosen:
         raise RuleViolation(
@@ -100,31 +95,6 @@ def _stake_side(turn: Turn, who: Character, c: Conflict, side: int) -> None:
         )
 
 
-def _keeps_a_way_to_act(state: CampaignState, turn: Turn, who: Character, c: Conflict,
-                        side: int) -> None:
-    """R-STAKE-1: Debt staked before the Ability binds the turn to use one: refuse a stake that
-    would leave no Ability to use (the turn could then neither act nor end)."""
-    if turn.used_ability:
-        return
-    promise = c.allies.get(who.id) != side or any(p[0] == c.id for p in turn.promised)
-    ratings = [a.rating for a in who.abilities if usable(who, a)]
-    best = max(ratings, default=0)
-    # A promise must be kept by a roll on this Conflict (R-X-STAKE-1); otherwise any roll or
-    # raising an Inspiration uses the Ability.
-    targets = [c] if promise or turn.promised else list(state.conflicts.values())
-    if any(d.value <= best for x in targets for s in x.sides for d in s.dice):
-        return
-    if not promise and not turn.promised and any(
-        i.value < 6 and i.value <= best for i in state.player(turn.seat).inspirations
-    ):
-        return
-    raise RuleViolation(
-        "R-STAKE-1",
-        f"Debt staked now binds the turn to use an Ability, and no usable Ability of {who.name} "
-        "could then roll a die" + (" of this Conflict" if promise else "") + "; act first",
-    )
-
-
 def _die(c: Conflict, die_id: int) -> tuple[int, Die]:
     found = c.die(die_id)
     if found is None:
@@ -132,10 +102,8 @@ def _die(c: Conflict, die_id: int) -> tuple[int, Die]:
     return found
 
 
-def _split(
-    c: Conflict, die: Die, into: int, debt: int, who: Character, drive: DriveName
-) -> list[Event]:
-    """The events of splitting ``die`` into ``into`` dice, Debt under each new one."""
+def _check_split(die: Die, into: int, debt: int) -> None:
+    """R-SPLIT-1: into 2 to v dice, for at least one new Debt under each new die."""
     if not 2 <= into <= die.value:
         raise RuleViolation(
             "R-SPLIT-1", f"a die showing {die.value} splits into 2 to {die.value} dice, not {into}"
@@ -145,6 +113,13 @@ def _split(
             "R-SPLIT-1",
             f"splitting into {into} stakes at least {into - 1} new Debt, one under each new die",
         )
+
+
+def _split(
+    c: Conflict, die: Die, into: int, debt: int, who: Character, drive: DriveName
+) -> list[Event]:
+    """The events of splitting ``die`` into ``into`` dice, Debt under each new one."""
+    # R-SPLIT-1: as even as possible, largest first; R-X-SPLIT-1: the die keeps the first.
     values = split_values(die.value, into)
     new = tuple((c.next_die + i, v) for i, v in enumerate(values[1:]))
     events: list[Event] = [
@@ -172,13 +147,16 @@ def _at_die(
     return turn, who, c, side, die
 
 
-def _checked_stake(state: CampaignState, turn: Turn, who: Character, c: Conflict, side: int,
-                   amount: int, wanted: str | None) -> DriveName:
-    """The Drive the Debt comes from, once every staking rule holds (R-STAKE-1, R-STAKE-2)."""
-    drive = _stake_drive(turn, who, c, amount, wanted)
+def _checked_stake(turn: Turn, who: Character, c: Conflict, side: int, amount: int,
+                   wanted: str | None) -> DriveName:
+    """The Drive the Debt comes from, once every staking rule holds (R-STAKE-1, R-STAKE-2).
+
+    The side is checked before the Drive is asked for: a client is never asked to choose for
+    a move the rules refuse anyway. No check that the turn can still act: a turn can always
+    end, and Debt staked before the Ability is provisional (R-STAKE-4)."""
+    _staking_turn(turn)
     _stake_side(turn, who, c, side)
-    _keeps_a_way_to_act(state, turn, who, c, side)
-    return drive
+    return _stake_drive(turn, who, c, amount, wanted)
 
 
 @handle.register
@@ -190,7 +168,7 @@ def _stake(command: StakeDebt, state: CampaignState) -> Iterable[Event]:
             "Debt goes under an uncontrolled die (to control it) "
             f"or pays for a Split; die {die.id} is controlled already",
         )
-    drive = _checked_stake(state, turn, who, c, side, command.amount, command.drive)
+    drive = _checked_stake(turn, who, c, side, command.amount, command.drive)
     return (
         DebtStaked(character=who.id, drive=drive, conflict=c.id, die=die.id, amount=command.amount),
     )
@@ -202,7 +180,8 @@ def _split_die(command: SplitDie, state: CampaignState) -> Iterable[Event]:
     if die.controller != who.id:
         raise RuleViolation("R-SPLIT-1", f"{who.name} may split only a die it controls")
     debt = command.debt if command.debt is not None else command.into - 1
-    drive = _checked_stake(state, turn, who, c, side, debt, command.drive)
+    _check_split(die, command.into, debt)
+    drive = _checked_stake(turn, who, c, side, debt, command.drive)
     return _split(c, die, command.into, debt, who, drive)
 
 
@@ -225,25 +204,39 @@ def _schism(command: Schism, state: CampaignState) -> Iterable[Event]:
                 f"{who.name} moves only dice it controls on "
                 f"side {command.side}; die {die_id} is not one",
             )
+    if len(set(moved)) != len(moved):
+        raise RuleViolation("R-SCHISM-1", "a die is moved once")
     added = 0
+    free: list[Die] = []
     if command.split_uncontrolled is not None:
         # R-SCHISM-1: split the uncontrolled die first and leave it behind.
         free = [d for d in side.dice if d.controller is None]
         if not free:
             raise RuleViolation("R-SCHISM-1", f"side {command.side} has no uncontrolled die")
         added = command.split_uncontrolled - 1
-        drive = _stake_drive(turn, who, c, added, command.drive)
+        _check_split(free[0], added + 1, added)
         # R-STAKE-2 / R-X-STAKE-1: the split's Debt is staked on this side first, so the
         # character must be allied to it (or, before the ability, promise it).
+        _staking_turn(turn)
         _stake_side(turn, who, c, command.side)
-        events.extend(_split(c, free[0], added + 1, added, who, drive))
-        moved.extend(range(c.next_die, c.next_die + added))
-    if not moved:
+    if not moved and not added:
         raise RuleViolation("R-SCHISM-1", "a Schism moves at least one die")
-    left = len(side.dice) + added - len(moved)
+    left = len(side.dice) - len(moved)
     if command.side < 2 and left < 1:
         raise RuleViolation("R-SCHISM-1", "a Schism may not leave an original side with no dice")
-    new_side = len(c.sides)
+    # R-SCHISM-1: a side that is not an original one and is left empty disappears.
+    removed = command.side if command.side >= 2 and left < 1 else None
+    count = len(c.sides) + 1 - (removed is not None)
+    if count > MAX_SIDES:
+        raise RuleViolation(
+            "R-SCHISM-1",
+            f"a Conflict has at most {MAX_SIDES} sides (every side a command names can be named)",
+        )
+    if added:
+        drive = _stake_drive(turn, who, c, added, command.drive)
+        events.extend(_split(c, free[0], added + 1, added, who, drive))
+        moved.extend(range(c.next_die, c.next_die + added))
+    new_side = count - 1
     events.append(
         SideSchismed(
             conflict=c.id,
@@ -252,6 +245,7 @@ def _schism(command: Schism, state: CampaignState) -> Iterable[Event]:
             label=command.label,
             dice=tuple(moved),
             character=who.id,
+            removed=removed,
         )
     )
     # R-X-SCHISM-1: the character that schisms is allied to the new side.
@@ -270,9 +264,25 @@ def _map_dice(c: Conflict, die_id: int, change: dict[str, object]) -> Conflict:
     return replace(c, sides=sides)
 
 
+def _provisional(state: CampaignState, c: Conflict, character_id: int) -> CampaignState:
+    """R-STAKE-4: before the turn's Ability, keep the Conflict as it was before the turn's
+    first stake on it, for ending the turn without the Ability."""
+    page = state.page
+    if page is None or page.turn is None:
+        return state
+    turn = page.turn
+    if turn.used_ability or turn.character != character_id:
+        return state
+    if any(p.id == c.id for p in turn.provisional):
+        return state
+    turn = replace(turn, provisional=(*turn.provisional, c))
+    return replace(state, page=replace(page, turn=turn))
+
+
 @apply.register
 def _staked(event: DebtStaked, state: CampaignState) -> CampaignState:
     c = state.conflicts[event.conflict]
+    state = _provisional(state, c, event.character)
     found = c.die(event.die)
     assert found is not None
     side, die = found
@@ -287,7 +297,7 @@ def _staked(event: DebtStaked, state: CampaignState) -> CampaignState:
         },
     )
     allied = c.allies.get(event.character) == side
-    state = with_conflict(state, c)
+    state = changed(state, c)
     state = with_character(
         state, add_debt(state.characters[event.character], event.drive, -event.amount)
     )
@@ -303,6 +313,7 @@ def _staked(event: DebtStaked, state: CampaignState) -> CampaignState:
 @apply.register
 def _split_fold(event: DieSplit, state: CampaignState) -> CampaignState:
     c = state.conflicts[event.conflict]
+    state = _provisional(state, c, event.character)
     found = c.die(event.die)
     assert found is not None
     index, _ = found
@@ -312,7 +323,30 @@ def _split_fold(event: DieSplit, state: CampaignState) -> CampaignState:
     sides = list(c.sides)
     sides[index] = replace(side, dice=side.dice + new)
     c = replace(c, sides=tuple(sides), next_die=max(i for i, _ in event.new_dice) + 1)
-    return with_conflict(state, c)
+    return changed(state, c)
+
+
+#: R-X-RES-2: the side number a side that disappeared leaves in ``once_allied``: never the
+#: winning side, so an alliance to it still counts as one to a losing side (R-RES-3).
+GONE = -1
+
+
+def _without_side(c: Conflict, removed: int) -> Conflict:
+    """R-SCHISM-1: ``c`` without its side ``removed`` (empty), the later sides moved down."""
+
+    def moved(side: int) -> int:
+        return side - 1 if side > removed else side
+
+    return replace(
+        c,
+        sides=c.sides[:removed] + c.sides[removed + 1:],
+        allies={ch: moved(s) for ch, s in c.allies.items() if s != removed},
+        once_allied={
+            ch: frozenset(GONE if s == removed else moved(s) for s in ever)
+            for ch, ever in c.once_allied.items()
+        },
+        claims={moved(s): seat for s, seat in c.claims.items() if s != removed},
+    )
 
 
 @apply.register
@@ -324,10 +358,50 @@ def _schismed(event: SideSchismed, state: CampaignState) -> CampaignState:
     sides = list(c.sides)
     sides[event.side] = replace(old, dice=tuple(d for d in old.dice if d.id not in moving))
     sides.append(Side(label=event.label, dice=dice))
-    state = with_conflict(state, replace(c, sides=tuple(sides)))
+    c = replace(c, sides=tuple(sides))
+    if event.removed is not None:
+        c = _without_side(c, event.removed)
+    state = changed(state, c)
     page = state.page
     if page is not None and page.turn is not None:
         # Debt staked to split for the Schism went to the new side, which allies the character.
         kept = tuple(p for p in page.turn.promised if p[0] != event.conflict)
         state = replace(state, page=replace(page, turn=replace(page.turn, promised=kept)))
     return state
+
+
+# -- what the board offers (see moves.waiting_for) -------------------------------------------
+
+
+def may_stake(turn: Turn, who: Character, c: Conflict, side: int, amount: int = 1) -> bool:
+    """Whether ``amount`` Debt may go on ``side`` of ``c`` now (R-STAKE-1, R-STAKE-2), by the
+    same checks the commands make; a Drive still to be chosen counts as possible."""
+    try:
+        _staking_turn(turn)
+        _stake_side(turn, who, c, side)
+        _stake_drive(turn, who, c, amount, None)
+    except ChoiceRequired:
+        return True
+    except RuleViolation:
+        return False
+    return True
+
+
+def schisms(turn: Turn, who: Character, c: Conflict) -> list[Schism]:
+    """Schisms of ``c`` the turn's character may make now (R-SCHISM-1): one per side, moving
+    every die it controls there (or, of a side whose uncontrolled die it may split, that)."""
+    found: list[Schism] = []
+    for index, side in enumerate(c.sides):
+        mine = tuple(d.id for d in side.dice if d.controller == who.id)
+        count = len(c.sides) + 1 - (index >= 2 and len(mine) == len(side.dice))
+        if count > MAX_SIDES:
+            continue
+        if mine and (index >= 2 or len(mine) < len(side.dice)):
+            found.append(Schism(seat=turn.seat, conflict=c.id, side=index, dice=mine))
+        elif mine and len(mine) > 1:
+            found.append(Schism(seat=turn.seat, conflict=c.id, side=index, dice=mine[1:]))
+        free = [d for d in side.dice if d.controller is None and d.value >= 2]
+        if free and count <= MAX_SIDES and may_stake(turn, who, c, index):
+            found.append(Schism(seat=turn.seat, conflict=c.id, side=index,
+                                split_uncontrolled=2))
+    return found

@@ -74,6 +74,14 @@ def with_conflict(state: CampaignState, c: Conflict) -> CampaignState:
     return replace(state, conflicts={**state.conflicts, c.id: c})
 
 
+def changed(state: CampaignState, c: Conflict) -> CampaignState:
+    """The state with ``c``, stamped as changed on this page (for R-X-DEAD-2)."""
+    page = state.page
+    if page is not None:
+        c = replace(c, changed_on=(page.scene, page.number))
+    return with_conflict(state, c)
+
+
 def with_character(state: CampaignState, c: Character) -> CampaignState:
     return replace(state, characters={**state.characters, c.id: c})
 

@@ -12,12 +12,21 @@ from collections.abc import Iterable
 import msgspec
 
 from ..errors import NotPermitted, RuleViolation
+from .characters import add_debt
 from .commands import EndTurn, PassTurn, StartTurn
 from .decider import after, apply, handle, progression
-from .events import Event, PhaseBegan, TurnEnded, TurnPassed, TurnStarted
-from .model import CampaignState, Turn
+from .events import (
+    DebtReturned,
+    Event,
+    PhaseBegan,
+    ProvisionalStakesReturned,
+    TurnEnded,
+    TurnPassed,
+    TurnStarted,
+)
+from .model import CampaignState, Conflict, Turn
 from .scenes import require_page
-from .table import add_tokens, character, pay, require_seat
+from .table import add_tokens, character, pay, require_seat, with_character
 
 replace = msgspec.structs.replace
 
@@ -112,11 +121,8 @@ def _start(command: StartTurn, state: CampaignState) -> Iterable[Event]:
 def _end(command: EndTurn, state: CampaignState) -> Iterable[Event]:
     require_seat(state, command)
     turn = require_turn(state, command.seat)
-    if not turn.acted:
-        raise RuleViolation(
-            "R-TURN-1",
-            "in a turn a player creates a Conflict or uses an Ability; do one before ending it",
-        )
+    # R-STAKE-4: a turn can always end, done or not (R-X-TURN-2); only a roll's decision, the
+    # reactions to it and an And Then must come first, and each of those is always possible.
     if turn.roll is not None:
         raise RuleViolation("R-ROLL-2", f"seat {turn.roll.seat} must accept or reject the roll")
     if turn.reactions is not None:
@@ -128,7 +134,39 @@ def _end(command: EndTurn, state: CampaignState) -> Iterable[Event]:
             f"(seat {', '.join(map(str, turn.and_then.seats))}) must complete "
             "the narration first",
         )
-    return (TurnEnded(seat=command.seat),)
+    return (*provisional_returned(state, turn), TurnEnded(seat=command.seat))
+
+
+def provisional_returned(state: CampaignState, turn: Turn) -> tuple[Event, ...]:
+    """R-STAKE-4: a turn ending without its character using an Ability gives back the Debt
+    staked before it: each Conflict it staked on is put back as it was before the turn's
+    first stake there, except that a die keeps a higher value an Inspiration gave it since,
+    and dice the Splits made go away (R-X-STAKE-2)."""
+    if turn.used_ability or not turn.provisional:
+        return ()
+    returned: list[DebtReturned] = []
+    restored: list[Conflict] = []
+    page = state.page
+    assert page is not None
+    for before in turn.provisional:
+        now = state.conflicts.get(before.id)
+        if now is None:
+            continue
+        values = {d.id: d.value for s in now.sides for d in s.dice}
+        sides = tuple(
+            replace(s, dice=tuple(replace(d, value=max(d.value, values.get(d.id, 0)))
+                                  for d in s.dice))
+            for s in before.sides
+        )
+        restored.append(replace(before, sides=sides, next_die=now.next_die,
+                                changed_on=(page.scene, page.number)))
+        for who, total in sorted(now.stake_total.items()):
+            amount = total - before.stake_total.get(who, 0)
+            if amount > 0:
+                returned.append(DebtReturned(character=who, drive=now.stake_drive[who],
+                                             amount=amount))
+    return (ProvisionalStakesReturned(character=turn.character, returned=tuple(returned),
+                                      conflicts=tuple(restored)),)
 
 
 @handle.register
@@ -183,6 +221,18 @@ def _ended(event: TurnEnded, state: CampaignState) -> CampaignState:
     else:
         page = replace(page, cursor=state.left_of(event.seat), passes=0)
     return replace(state, page=page)
+
+
+@apply.register
+def _returned(event: ProvisionalStakesReturned, state: CampaignState) -> CampaignState:
+    for r in event.returned:
+        state = with_character(state, add_debt(state.characters[r.character], r.drive, r.amount))
+    state = replace(state, conflicts={**state.conflicts, **{c.id: c for c in event.conflicts}})
+    page = state.page
+    if page is not None and page.turn is not None:
+        turn = replace(page.turn, provisional=(), promised=(), staked=False)
+        state = replace(state, page=replace(page, turn=turn))
+    return state
 
 
 @apply.register

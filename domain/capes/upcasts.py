@@ -14,7 +14,7 @@ from typing import Any
 Payload = dict[str, Any]
 
 #: Current schema version of each event type whose shape has changed (the others are 1).
-SCHEMAS: dict[str, int] = {"DieRolled": 2, "OverdrawnDieRolled": 2}
+SCHEMAS: dict[str, int] = {"DieRolled": 2, "OverdrawnDieRolled": 2, "SideSchismed": 2}
 
 
 def _roll_counter(payload: Payload) -> Payload:
@@ -22,10 +22,17 @@ def _roll_counter(payload: Payload) -> Payload:
     return {**payload, "draw": payload.get("draw", 0)}
 
 
+def _no_side_removed(payload: Payload) -> Payload:
+    """Version 1 Schisms left an emptied side on the table (before R-SCHISM-1 removed it):
+    replayed, they remove none, so later events' side numbers keep their meaning."""
+    return {**payload, "removed": None}
+
+
 #: (event type, version) -> the upcaster from that version to the next.
 UPCASTERS: dict[tuple[str, int], Callable[[Payload], Payload]] = {
     ("DieRolled", 1): _roll_counter,
     ("OverdrawnDieRolled", 1): _roll_counter,
+    ("SideSchismed", 1): _no_side_removed,
 }
 
 

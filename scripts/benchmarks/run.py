@@ -13,10 +13,12 @@ from benchmarks.common import DOC, FULL, QUICK, machine_facts, say
 from benchmarks.http import http_part
 from benchmarks.inprocess import inproc_part
 from benchmarks.report import (
+    RANDOM_PLAY_HEADING,
     TARGET_P99_MS,
     TARGET_RATIO,
     projection_report,
     report,
+    section_of,
     verdicts,
     with_section,
 )
@@ -61,6 +63,10 @@ def main() -> int:
     text = report(facts, p, args.quick, h, ip, elapsed)
     if pr is not None:
         text = with_section(text, projection_report(pr, args.quick))
+    # The soak's figures (scripts/playtest --write) are not the bench's to redo: keep them.
+    kept = section_of(args.out.read_text(), RANDOM_PLAY_HEADING) if args.out.exists() else None
+    if kept is not None:
+        text = with_section(text, kept, RANDOM_PLAY_HEADING)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     say(f"wrote {args.out} ({elapsed:.0f} s)")

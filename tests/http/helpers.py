@@ -176,6 +176,8 @@ def play_until(table: Table, narration: str) -> int:
 def _example(kind: msgspec.inspect.Type) -> Any:
     """A small value of ``kind`` within its constraints (required fields only, for Structs)."""
     i = msgspec.inspect
+    if isinstance(kind, i.Metadata):
+        return _example(kind.type)
     if isinstance(kind, i.IntType):
         low = kind.ge if kind.ge is not None else (kind.gt + 1 if kind.gt is not None else 1)
         return max(low, 1) if kind.le is None or kind.le >= 1 else low

@@ -451,14 +451,17 @@ def test_a_deadlock_is_declared_at_resolution() -> None:
 
 def a_deadlock_with_two_on_one_side() -> Table:
     """Aurora rolled "Against" to 6, then reacted to Brute's 5 on "For" with a 6, which
-    allied her with "For": two allies on "For", none on "Against"."""
+    allied her with "For": two allies on "For", none on "Against". Both hold Debt they could
+    stake (R-DEAD-1 does not apply); the tie stays through the whole of page 2 unchanged, so
+    in page 3's claiming phase it may be declared Deadlocked (R-X-DEAD-2)."""
     t = a_scene_with_a_conflict()
     a_roll(t, AURORA, power("Aurora", 1), die=2, value=6)
     a_turn_with_a_roll(t, BRUTE, power("Brute", 5), die=1, value=5)
     t(c.AcceptRoll(seat=BRUTE), c.PassReaction(seat=BRUTE))
     react = c.React(seat=AURORA, character=AURORA, ability=power("Aurora", 5), drive="Hope")
     t.roll(6)(react, c.AcceptRoll(seat=AURORA))
-    return end_turn(t, BRUTE)
+    end_turn(t, BRUTE)
+    return play_on(t, until=lambda s: s.page is not None and s.page.number == 3)
 
 
 def test_the_declarer_picks_who_gets_a_die_of_a_side_with_several_allies() -> None:

@@ -18,25 +18,22 @@ from play_helpers import (
     earlier_debt,
     inspiration_of,
     last_conflict,
-    play_on,
     power,
     roll,
     skill,
     start_turn,
     take_turn,
 )
-from rulebook import Table, given, state_of
+from rulebook import Table, given
 
 from domain.capes import commands as c
 from domain.capes.events import (
     CharacterAllied,
     DebtStaked,
     DieSplit,
-    InspirationSpent,
     SideSchismed,
 )
 from domain.capes.model import Conflict, DriveName, DriveSlot
-from domain.capes.turns import turn_seat
 from domain.errors import ChoiceRequired
 
 # -- set-ups ---------------------------------------------------------------------------------
@@ -407,26 +404,3 @@ def test_a_schism_settles_the_turns_promise() -> None:
     given(t.events).when(c.AcceptRoll(seat=AURORA)).then_includes(
         CharacterAllied(character=AURORA, conflict=1, side=1)
     )
-
-
-
-def test_debt_staked_before_acting_must_leave_an_ability_able_to_roll() -> None:
-    """R-STAKE-1: a stake that binds the turn to an Ability none could use is refused, so a
-    turn can never be left unable either to act or to end."""
-    t = a_scene_with_a_conflict(debt={MIA: {"Undifferentiated": 2}})
-    for seat in (AURORA, BRUTE):
-        take_turn(t, seat, c.Narrate(seat=seat, text="..."),
-                  c.CreateConflict(seat=seat, kind="event", text=f"Event {seat}"))
-    # Earlier play raised every die above Mia's best skill (3).
-    for x in t.state.conflicts.values():
-        for side in x.sides:
-            for d in side.dice:
-                t.events.append(InspirationSpent(seat=AURORA, inspiration=99, conflict=x.id,
-                                                 die=d.id, before=d.value, value=4))
-    t.state = state_of(t.events)
-    play_on(t, until=lambda s: s.page is not None and s.page.turn is None
-            and turn_seat(s) == MIA)
-    start_turn(t, MIA)
-    given(t.events).when(
-        c.StakeDebt(seat=MIA, conflict=1, die=1, amount=1)
-    ).refused("R-STAKE-1")

@@ -65,9 +65,9 @@ def test_a_turn_that_used_an_ability_uses_no_other_and_creates_no_conflict() -> 
     given(t.events).when(CREATE).refused("R-TURN-1")
 
 
-def test_a_turn_does_its_one_thing_before_it_ends() -> None:
-    """R-TURN-1: a turn creates a Conflict or uses an Ability; it cannot end empty."""
-    given(auroras_turn().events).when(c.EndTurn(seat=1)).refused("R-TURN-1")
+def test_a_turn_may_end_before_its_one_thing() -> None:
+    """R-STAKE-4 / R-X-TURN-2: a turn can always end; ended empty, it is spent."""
+    given(auroras_turn().events).when(c.EndTurn(seat=1)).then(TurnEnded(seat=1))
 
 
 def test_a_turn_ends_once_its_one_thing_is_done() -> None:

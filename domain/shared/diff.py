@@ -1,0 +1,48 @@
+"""Leaf-level differences between two views, as builtins trees (the record's diffs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class Change(msgspec.Struct, frozen=True, kw_only=True):
+    path: str
+    before: Any
+    after: Any
+
+
+def _key(item: Any) -> Any:
+    if isinstance(item, dict):
+        for k in ("id", "seat", "index", "name"):
+            if k in item:
+                return item[k]
+    return None
+
+
+def changes(before: Any, after: Any, path: str = "") -> list[Change]:
+    """Leaf-level differences between two builtins trees (lists of records matched by id)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        found: list[Change] = []
+        for k in sorted(set(before) | set(after), key=str):
+            sub = f"{path}.{k}" if path else str(k)
+            found.extend(changes(before.get(k), after.get(k), sub))
+        return found
+    if isinstance(before, list | tuple) and isinstance(after, list | tuple):
+        keys_b, keys_a = [_key(x) for x in before], [_key(x) for x in after]
+        if all(k is not None for k in keys_b + keys_a):
+            old = dict(zip(keys_b, before, strict=True))
+            new = dict(zip(keys_a, after, strict=True))
+            found = []
+            for k in [*keys_b, *(k for k in keys_a if k not in old)]:
+                found.extend(changes(old.get(k), new.get(k), f"{path}[{k}]"))
+            return found
+        if len(before) == len(after):
+            found = []
+            for i, (b, a) in enumerate(zip(before, after, strict=True)):
+                found.extend(changes(b, a, f"{path}[{i}]"))
+            return found
+    if before == after:
+        return []
+    return [Change(path=path, before=before, after=after)]

@@ -1,0 +1,307 @@
+"""Pages, claims, Overdrawn, actions, rolls, reactions, stakes and splits
+(C-PAGE-1, C-CLAIM-*, C-DEBT-*, C-TURN-*, C-ROLL-*, C-ABIL-3..6, C-REACT-*, C-STAKE-*,
+C-SPLIT-*, C-COMP-3, C-COMP-4), W-3 to W-7."""
+
+from __future__ import annotations
+
+from capees_helpers import (
+    ALICE,
+    CAPS,
+    EDITOR,
+    JOE,
+    ZIPS,
+    CTable,
+    act,
+    all_pass,
+    asked_seat,
+    drive,
+    earlier_debt,
+    first_scene,
+    set_dice,
+)
+
+from domain.capees import commands as c
+from domain.capees import events as e
+from domain.capees.actions import usable
+from domain.capees.table import control, side_of
+
+
+def _dice(t: CTable, cid: int) -> list[list[int]]:
+    return [[d.value for d in s.dice] for s in t.state.complications[cid].sides]
+
+
+def test_w3_control_and_keeping_a_roll() -> None:
+    """W-3: C-COMP-3, C-ABIL-6, C-ROLL-2, C-REACT-1."""
+    t = first_scene()
+    police = set_dice(t, "Police 2", hero=1, opponent=5)
+    hostages = set_dice(t, "Hostages 2", hero=4, opponent=2)
+    state = t.state
+    assert control(state.complications[police]) == 1
+    assert control(state.complications[hostages]) == 0
+    act(t, "Chief Mannelli")
+    t.refused(c.RollAbility(seat=EDITOR, ability="Chief Mannelli skill 3", complication=police,
+                            die=2), "C-ABIL-6")
+    t.roll(5)(c.RollAbility(seat=EDITOR, ability="Chief Mannelli attitude 4",
+                            complication=hostages, die=1), c.TurnBack(seat=EDITOR))
+    assert _dice(t, hostages) == [[4], [2]] and control(t.state.complications[hostages]) == 0
+    assert asked_seat(t) is None  # nobody reacts to a roll turned back
+    t(c.EndAction(seat=EDITOR), c.StartAction(seat=ZIPS))
+    t.roll(6)(c.RollAbility(seat=ZIPS, ability="Zip power 1", complication=police, die=1,
+                            drive="Hope"), c.KeepRoll(seat=ZIPS))
+    assert _dice(t, police) == [[6], [5]] and control(t.state.complications[police]) == 0
+    # C-REACT-1: no Trope is rated 6, so nobody can react and the round closes at once.
+    assert asked_seat(t) is None
+    assert any(isinstance(x, e.ReactionsClosed) for x in t.events[-8:])
+    t.refused(c.RollAbility(seat=ZIPS, ability="Super-speed", complication=police, die=1,
+                            drive="Hope"), "C-TURN-2")
+
+
+def test_w4_claims_and_an_overdrawn_driver() -> None:
+    """W-4: C-CLAIM-1..3, C-DEBT-1, C-DEBT-2, C-REACT-1, C-PAGE-1."""
+    t = first_scene()
+    # Page 1 played out with nothing done; page 2 opens on the position W-4 gives.
+    for x in list(t.state.complications):
+        t.given(e.ComplicationDiscarded(complication=x))
+    hostages = set_dice(t, "Hostages", hero=4, opponent=2)
+    police = set_dice(t, "Police", hero=6, opponent=5)
+    robbery = set_dice(t, "Robbery", hero=4, opponent=6)
+    earlier_debt(t, t["the driver"], "Need", 2)
+    t.given(e.PageEnded(page=1), e.PageStarted(page=2, seat=EDITOR))
+    t.refused(c.Claim(seat=EDITOR, character=t["Chief Mannelli"], complication=police),
+              "C-CLAIM-1")
+    t(c.PassClaim(seat=EDITOR), c.Claim(seat=ZIPS, character=t["Zip"], complication=hostages),
+      c.PassClaim(seat=ALICE),
+      c.Claim(seat=CAPS, character=t["Captain Liberty"], complication=hostages),
+      c.Claim(seat=JOE, character=t["the robbers"], complication=robbery))
+    scene = t.state.scene
+    assert scene is not None
+    assert scene.claim_on(hostages).character == t["Captain Liberty"]  # type: ignore[union-attr]
+    assert scene.claim_of(t["Zip"]) is None
+    t(c.PassClaim(seat=EDITOR))
+    t.refused(c.Claim(seat=ZIPS, character=t["Zip"], complication=hostages), "C-CLAIM-2")
+    t(c.PassClaim(seat=ZIPS), c.PassClaim(seat=ALICE))
+    # Captain Liberty and the robbers hold claims: their seats have nothing left to claim.
+    scene = t.state.scene
+    assert scene is not None and scene.step == "overdrawn"
+    assert scene.overdrawn == ((t["the driver"], "Need"),)  # C-DEBT-1
+    t.roll(3)(c.RollOverdrawn(seat=JOE, character=t["the driver"]))
+    assert _dice(t, robbery) == [[4], [3]] and control(t.state.complications[robbery]) == 0
+    assert t.state.scene is not None and t.state.scene.step == "actions"
+    assert asked_seat(t) is None  # C-REACT-1: nobody reacts to an Overdrawn roll
+
+
+def test_a_displaced_claimant_may_claim_again() -> None:
+    """C-CLAIM-3: Zip, displaced from Hostages, claims Police in the next round; the round
+    goes on until all pass in a row."""
+    t = first_scene()
+    for x in list(t.state.complications):
+        t.given(e.ComplicationDiscarded(complication=x))
+    hostages = set_dice(t, "Hostages", hero=4, opponent=2)
+    police = set_dice(t, "Police", hero=6, opponent=5)
+    t.given(e.PageEnded(page=1), e.PageStarted(page=2, seat=EDITOR))
+    t(c.PassClaim(seat=EDITOR), c.Claim(seat=ZIPS, character=t["Zip"], complication=hostages),
+      c.PassClaim(seat=ALICE),
+      c.Claim(seat=CAPS, character=t["Captain Liberty"], complication=hostages))
+    # Joe's robbers (Opponent) have nothing to claim; the Editor's Chief neither.
+    t(c.Claim(seat=ZIPS, character=t["Zip"], complication=police))
+    scene = t.state.scene
+    assert scene is not None and scene.claim_on(police).character == t["Zip"]  # type: ignore[union-attr]
+    # Nobody has a legal claim left: the server passes for all (C-SRV-3) and the page goes on.
+    assert scene.step == "actions"
+
+
+def test_an_overdrawn_roll_never_raises_its_die() -> None:
+    """C-DEBT-2: a higher roll changes nothing."""
+    t = first_scene()
+    for x in list(t.state.complications):
+        t.given(e.ComplicationDiscarded(complication=x))
+    robbery = set_dice(t, "Robbery", hero=4, opponent=6)
+    earlier_debt(t, t["the driver"], "Need", 2)
+    t.given(e.PageEnded(page=1), e.PageStarted(page=2, seat=EDITOR))
+    t(c.PassClaim(seat=EDITOR))
+    while t.state.scene is not None and t.state.scene.step == "claims":
+        t(c.PassClaim(seat=t.state.scene.cursor))
+    t.roll(6)(c.RollOverdrawn(seat=JOE, character=t["the driver"]))
+    assert _dice(t, robbery) == [[4], [6]]
+
+
+def _w5() -> tuple[CTable, int]:
+    t = first_scene()
+    getaway = set_dice(t, "Getaway", hero=2, opponent=4)
+    earlier_debt(t, t["Zip"], "Hope", 1)
+    act(t, "Zip")
+    return t, getaway
+
+
+def test_w5_zips_action_with_two_reactions() -> None:
+    """W-5: C-STAKE-1, C-STAKE-2, C-STAKE-3, C-STAKE-4, C-ROLL-1, C-ABIL-3, C-ABIL-4,
+    C-ABIL-5, C-ABIL-6, C-REACT-1, C-REACT-2, C-REACT-3 (Zip stakes his new Hope Debt just
+    before rolling Desperate Effort), C-TURN-2."""
+    t, getaway = _w5()
+    zip_ = t["Zip"]
+    t(c.Stake(seat=ZIPS, complication=getaway, drive="Hope"))
+    t.refused(c.RollAbility(seat=ZIPS, ability="Super-speed", complication=getaway, die=2,
+                            drive="Duty"), "C-ABIL-6")  # the red 4 is above 3
+    t.roll(1)(c.RollAbility(seat=ZIPS, ability="Super-speed", complication=getaway, die=1,
+                            drive="Duty"), c.KeepRoll(seat=ZIPS))
+    assert asked_seat(t) == ZIPS
+    t.roll(3)(c.React(seat=ZIPS, character=zip_, ability="Mundane Tasks done Super-fast",
+                      drive="Hope"), c.KeepRoll(seat=ZIPS))
+    assert asked_seat(t) == ZIPS  # C-REACT-2: a new round at the reactor
+    t.roll(5)(c.React(seat=ZIPS, character=zip_, ability="Desperate Effort", stake=1,
+                      stake_drive="Hope"), c.KeepRoll(seat=ZIPS))
+    all_pass(t)
+    assert _dice(t, getaway) == [[5], [4]] and control(t.state.complications[getaway]) == 0
+    assert drive(t, zip_, "Duty") == (2, 1) and drive(t, zip_, "Hope") == (2, 0)
+    sides = t.state.complications[getaway].sides
+    assert [(s.character, s.drive, s.amount) for s in sides[0].stakes] == [(zip_, "Hope", 2)]
+    assert "Desperate Effort" in t.state.characters[zip_].blocked
+    earlier_debt(t, zip_, "Hope", 1)
+    t.refused(c.Stake(seat=ZIPS, complication=getaway, drive="Hope"), "C-STAKE-2")  # a third
+    t.refused(c.Stake(seat=ZIPS, complication=getaway, drive="Duty"), "C-STAKE-2")
+    t.refused(c.RollAbility(seat=ZIPS, ability="Super-speed", complication=getaway, die=1,
+                            drive="Duty"), "C-TURN-2")
+    who = t.state.characters[zip_]
+    for name in ("Super-speed", "Mundane Tasks done Super-fast", "Desperate Effort"):
+        ability = who.ability(name)
+        assert ability is not None and not usable(who, ability), name  # C-ABIL-4
+
+
+def test_stakes_never_exceed_the_drive_and_come_from_one_drive() -> None:
+    """C-STAKE-2: a third Hope stake is refused (strength 2); a second Drive too."""
+    t, getaway = _w5()
+    zip_ = t["Zip"]
+    earlier_debt(t, zip_, "Hope", 2)
+    earlier_debt(t, zip_, "Duty", 1)
+    t(c.Stake(seat=ZIPS, complication=getaway, amount=2, drive="Hope"))
+    t.refused(c.Stake(seat=ZIPS, complication=getaway, drive="Hope"), "C-STAKE-2")
+    t.refused(c.Stake(seat=ZIPS, complication=getaway, drive="Duty"), "C-STAKE-2")
+
+
+def test_a_stake_moves_only_debt_the_drive_holds() -> None:
+    """C-STAKE-1."""
+    t, getaway = _w5()
+    t.refused(c.Stake(seat=ZIPS, complication=getaway, amount=2, drive="Hope"), "C-STAKE-1")
+
+
+def test_stakes_only_in_your_own_action() -> None:
+    """C-STAKE-4: not in another's action."""
+    t, getaway = _w5()
+    earlier_debt(t, t["Night Maiden"], "Duty", 1)
+    t.refused(c.Stake(seat=ALICE, complication=getaway, drive="Duty"), "C-STAKE-4")
+
+
+def test_abilities_once_a_page_and_tropes_only_in_reactions() -> None:
+    """C-ABIL-4, C-ABIL-5."""
+    t, getaway = _w5()
+    t.refused(c.RollAbility(seat=ZIPS, ability="Desperate Effort", complication=getaway,
+                            die=1), "C-ABIL-5")
+    t.roll(3)(c.RollAbility(seat=ZIPS, ability="Zip attitude 4", complication=getaway, die=1),
+              c.KeepRoll(seat=ZIPS))
+    assert "Zip attitude 4" in t.state.characters[t["Zip"]].blocked  # C-ABIL-3
+    t.refused(c.React(seat=ZIPS, character=t["Zip"], ability="Zip attitude 3"), "C-ABIL-5")
+    t.roll(2)(c.React(seat=ZIPS, character=t["Zip"], ability="Zip trope 3"),
+              c.KeepRoll(seat=ZIPS))
+    t.refused(c.React(seat=ZIPS, character=t["Zip"], ability="Zip trope 3"), "C-ABIL-4")
+
+
+def test_a_super_ability_puts_debt_on_a_chosen_drive() -> None:
+    """C-ABIL-3: the player picks the Drive."""
+    t, getaway = _w5()
+    error = t.refused(c.RollAbility(seat=ZIPS, ability="Super-speed", complication=getaway,
+                                    die=1), "C-ABIL-3")
+    assert "Hope" in error.choices  # type: ignore[attr-defined]
+
+
+def test_w6a_splitting_on_ones_own_side() -> None:
+    """W-6 (a): C-SPLIT-1, C-SPLIT-2: 5 into 2 is 3+2; into 3 is refused; one split."""
+    t, getaway = _w5()
+    earlier_debt(t, t["Zip"], "Hope", 1)
+    t(c.Stake(seat=ZIPS, complication=getaway, amount=2, drive="Hope"))
+    t.given(e.DieRolled(complication=getaway, die=1, before=2, rolled=5, character=t["Zip"],
+                        seat=ZIPS), e.RollTurnedBack(complication=getaway, die=1, value=5))
+    t.refused(c.Split(seat=ZIPS, complication=getaway, die=1, into=3), "C-SPLIT-2")
+    t(c.Split(seat=ZIPS, complication=getaway, die=1, into=2))
+    assert _dice(t, getaway) == [[3, 2], [4]] and control(t.state.complications[getaway]) == 0
+    t.refused(c.Split(seat=ZIPS, complication=getaway, die=1, into=2), "C-SPLIT-1")
+
+
+def _w6b() -> tuple[CTable, int]:
+    t = first_scene()
+    police = set_dice(t, "Police", hero=6, opponent=5)
+    earlier_debt(t, t["Night Maiden"], "Duty", 2)
+    act(t, "Night Maiden")
+    return t, police
+
+
+def test_w6b_splitting_off_a_new_side() -> None:
+    """W-6 (b): C-STAKE-3, C-SPLIT-3, C-SPLIT-4, C-COMP-3, C-COMP-4."""
+    t, police = _w6b()
+    nm = t["Night Maiden"]
+    t.refused(c.Stake(seat=ALICE, complication=police, drive="Duty"), "C-STAKE-3")
+    t.refused(c.Split(seat=ALICE, complication=police, die=1, into=3, move=3, stake=2,
+                      drive="Duty"), "C-SPLIT-3")
+    t(c.Split(seat=ALICE, complication=police, die=1, into=3, move=2, stake=2, drive="Duty"))
+    x = t.state.complications[police]
+    assert [s.total for s in x.sides] == [2, 5, 4]
+    assert [s.faction for s in x.sides] == ["hero", "opponent", "hero"]
+    assert x.sides[2].owner == nm and x.sides[2].staked == 2 and x.sides[0].staked == 0
+    assert control(x) == 1
+    assert side_of(t.state, x, nm) == 2 and side_of(t.state, x, t["Captain Liberty"]) == 0
+
+
+def test_a_split_needs_stakes_for_its_dice() -> None:
+    """C-SPLIT-2: a new side of 2 dice needs 2 stakes."""
+    t, police = _w6b()
+    t.refused(c.Split(seat=ALICE, complication=police, die=1, into=3, move=2, stake=1,
+                      drive="Duty"), "C-SPLIT-2")
+
+
+def test_w7_the_second_turn_and_a_reaction_turned_back() -> None:
+    """W-7: C-TURN-1, C-REACT-1, C-REACT-2, C-ABIL-3."""
+    t, police = _w6b()
+    t(c.Split(seat=ALICE, complication=police, die=1, into=3, move=2, stake=2, drive="Duty"),
+      c.EndAction(seat=ALICE))
+    t(c.StartAction(seat=CAPS), c.EndAction(seat=CAPS))
+    t(c.StartAction(seat=JOE, character=t["the robbers"]), c.EndAction(seat=JOE),
+      c.StartAction(seat=JOE), c.EndAction(seat=JOE))
+    scene = t.state.scene
+    assert scene is not None and scene.turn == 2
+    t.refused(c.StartAction(seat=ZIPS), "C-TURN-1")
+    t(c.StartAction(seat=EDITOR))
+    t.roll(2)(c.RollAbility(seat=EDITOR, ability="Angry", complication=police, die=1),
+              c.KeepRoll(seat=EDITOR))
+    # The round starts at the Editor; Alice reacts when her chance comes.
+    while asked_seat(t) != ALICE:
+        t(c.PassReaction(seat=asked_seat(t)))  # type: ignore[arg-type]
+    t.roll(5)(c.React(seat=ALICE, character=t["Night Maiden"], ability="Glare venomously",
+                      drive="Love"), c.TurnBack(seat=ALICE))
+    assert "Glare venomously" in t.state.characters[t["Night Maiden"]].used  # C-ABIL-4
+    all_pass(t)
+    t(c.EndAction(seat=EDITOR), c.StartAction(seat=CAPS))
+    t.roll(3)(c.RollAbility(seat=CAPS, ability="Team-builder", complication=police, die=1),
+              c.KeepRoll(seat=CAPS))
+    all_pass(t)
+    t(c.EndAction(seat=CAPS))
+    assert [s.total for s in t.state.complications[police].sides] == [3, 5, 4]
+    assert control(t.state.complications[police]) == 1
+    assert "Angry" in t.state.characters[t["Chief Mannelli"]].blocked
+    assert "Team-builder" in t.state.characters[t["Captain Liberty"]].blocked
+    scene = t.state.scene
+    assert scene is not None and scene.step in ("resolution", "claims")  # no turn 3
+
+
+def test_the_editor_stakes_for_an_absent_opponent() -> None:
+    """C-STAKE-5, C-X-STAKE-1: in the Chief's action, the arch-villain's Despair goes under
+    the Opponent side; an absent Exemplar (Supreme) never stakes."""
+    t = first_scene()
+    hostages = set_dice(t, "Hostages", hero=4, opponent=2)
+    earlier_debt(t, t["the arch-villain"], "Despair", 1)
+    act(t, "Chief Mannelli")
+    t.refused(c.Stake(seat=EDITOR, complication=hostages, character=t["Supreme"]),
+              "C-STAKE-5")
+    t(c.Stake(seat=EDITOR, complication=hostages, character=t["the arch-villain"],
+              drive="Despair"))
+    sides = t.state.complications[hostages].sides
+    assert sides[1].stakes[0].character == t["the arch-villain"]
+    assert isinstance(t.events[-1], e.DebtStaked)

@@ -1,0 +1,189 @@
+"""Setting up a scene: tokens, Complications, Prominence, balancing, the Target
+(C-SCENE-1, C-PROM-*, C-COMP-1, C-COMP-2, C-EDITOR-*, C-VP-1, C-VP-4), W-2 and W-10."""
+
+from __future__ import annotations
+
+from capees_helpers import ALICE, CAPS, EDITOR, JOE, ZIPS, CTable, first_scene, the_cast
+
+from domain.capees import commands as c
+from domain.capees import events as e
+from domain.capees.model import Inspiration
+
+
+def _to_prominence(t: CTable, featured: str = "Captain Liberty") -> CTable:
+    the_cast(t)
+    t(c.BeginStory(seat=EDITOR, editor=EDITOR),
+      c.StartScene(seat=EDITOR, featured=t[featured]))
+    for name in ("Robbery", "Clobbering", "Hostages", "Police"):
+        t(c.AddComplication(seat=EDITOR, name=name))
+    return t(c.PassSetup(seat=EDITOR))
+
+
+def test_w2_first_scene_prominence_and_target() -> None:
+    """W-2: C-PROM-1, C-PROM-2 (Captain Liberty's 2), C-PROM-3..6, C-VP-1 (Target 8),
+    C-EDITOR-1 (the robbers and the driver handed to Joe)."""
+    t = first_scene()
+    scene = t.state.scene
+    assert scene is not None
+    assert (scene.total("hero"), scene.total("opponent"), scene.target) == (4, 4, 8)
+    assert scene.prominence[t["Captain Liberty"]] == 2
+    assert scene.faction[t["Captain Liberty"]] == "hero"  # C-X-PROM-1
+    assert t.state.player(JOE).tokens == 1 and t.state.player(EDITOR).tokens == 1
+    assert t["Silverstar"] not in scene.present()
+    assert scene.narrator[t["the robbers"]] == JOE and scene.narrator[t["the driver"]] == JOE
+    assert scene.narrator[t["Chief Mannelli"]] == EDITOR
+
+
+def test_w2_refusals() -> None:
+    """W-2: Joe cannot spend on Captain Liberty (C-PROM-3); no fifth Opponent point
+    (C-PROM-6)."""
+    t = _to_prominence(CTable())
+    t(c.PassSetup(seat=EDITOR), c.BuyProminence(seat=ZIPS, character=t["Zip"], side="hero"),
+      c.BuyProminence(seat=ALICE, character=t["Night Maiden"], side="hero"))
+    t.refused(c.BuyProminence(seat=JOE, character=t["Captain Liberty"]), "C-PROM-3")
+    t(c.PassSetup(seat=JOE), c.PassSetup(seat=EDITOR))
+    assert t.state.scene is not None and t.state.scene.step == "balancing"
+    t(c.Balance(seat=EDITOR, character=t["the robbers"], side="opponent", narrator=JOE),
+      c.Balance(seat=EDITOR, character=t["the driver"], side="opponent", narrator=JOE))
+    t.refused(c.Balance(seat=EDITOR, character=t["Chief Mannelli"], points=3,
+                        side="opponent"), "C-PROM-6")
+    t.refused(c.Balance(seat=EDITOR, character=t["Minions"], points=1, side="hero"),
+              "C-PROM-6")
+    t.refused(c.Balance(seat=EDITOR, character=t["Zip"], points=1), "C-PROM-6")
+
+
+def test_every_player_gets_a_token_each_scene_the_editor_too() -> None:
+    """C-PROM-1."""
+    t = the_cast(CTable())
+    t(c.BeginStory(seat=EDITOR, editor=EDITOR))
+    events = t.do(c.StartScene(seat=EDITOR, featured=t["Zip"]))
+    given = next(x for x in events if isinstance(x, e.SceneStarted)).tokens
+    assert {g.seat: g.count for g in given} == {EDITOR: 1, ZIPS: 2, ALICE: 1, CAPS: 1, JOE: 1}
+
+
+def test_the_first_scene_names_a_two_token_hero_and_later_ones_do_not() -> None:
+    """C-PROM-2, C-EDITOR-2: only the Editor, and only in a story's first scene."""
+    t = the_cast(CTable())
+    t(c.BeginStory(seat=EDITOR, editor=EDITOR))
+    t.refused(c.StartScene(seat=ZIPS, featured=t["Zip"]), "C-EDITOR-2")
+    t.refused(c.StartScene(seat=EDITOR), "C-PROM-2")
+    t.refused(c.StartScene(seat=EDITOR, featured=t["Minions"]), "C-PROM-2")
+
+
+def test_a_character_has_one_narrator_and_one_side_for_the_scene() -> None:
+    """C-PROM-4, C-PROM-5: Polly may be put with the villains, and stays there."""
+    t = _to_prominence(CTable(), featured="Zip")
+    t(c.BuyProminence(seat=EDITOR, character=t["Polly Trueheart"], side="opponent"))
+    t.refused(c.BuyProminence(seat=ALICE, character=t["Polly Trueheart"], side="opponent"),
+              "C-PROM-3")
+    t(c.PassSetup(seat=ALICE), c.PassSetup(seat=CAPS), c.PassSetup(seat=JOE))
+    t.refused(c.Balance(seat=EDITOR, character=t["Polly Trueheart"], side="hero"), "C-PROM-5")
+    assert t.state.scene is not None
+    assert t.state.scene.faction[t["Polly Trueheart"]] == "opponent"
+
+
+def test_balancing_with_both_sides_at_zero_gives_one_to_each() -> None:
+    """C-PROM-6 (ruling): nothing bought, the Editor gives 1 on each side, Target 2."""
+    t = CTable(players=("Editor", "P"))
+    t.npc("Goon")
+    t.npc("Cop")
+    t(c.BeginStory(seat=1, editor=1))  # no heroes: the first scene names none
+    t.given(e.SceneStarted(scene=1, tokens=()), e.SetupStepBegan(step="complications", seat=1))
+    t(c.AddComplication(seat=1, name="Bank"), c.PassSetup(seat=1))
+    t.refused(c.Balance(seat=1, character=t["Goon"], points=2, side="opponent"), "C-PROM-6")
+    t(c.Balance(seat=1, character=t["Goon"], side="opponent"),
+      c.Balance(seat=1, character=t["Cop"], side="hero"))
+    assert t.state.scene is not None and t.state.scene.target == 2
+
+
+def test_a_scene_cannot_begin_without_a_complication() -> None:
+    """C-COMP-2, C-COMP-1: blank Complications start at 1 and 1; the Editor's alone."""
+    t = the_cast(CTable())
+    t(c.BeginStory(seat=EDITOR, editor=EDITOR), c.StartScene(seat=EDITOR, featured=t["Zip"]))
+    t.refused(c.PassSetup(seat=EDITOR), "C-COMP-2")
+    t.refused(c.AddComplication(seat=ZIPS, name="Mine"), "C-EDITOR-2")
+    t(c.AddComplication(seat=EDITOR, name="Robbery"))
+    x = t.state.complications[t.complication("Robbery")]
+    assert [s.total for s in x.sides] == [1, 1] and [s.faction for s in x.sides] == [
+        "hero", "opponent"]
+
+
+def test_setup_goes_inspirations_complications_prominence_balancing_then_page_1() -> None:
+    """C-SCENE-1: the order of setup, and Blocks cleared when play begins."""
+    t = the_cast(CTable())
+    t.given(e.AbilityBlocked(character=t["Zip"], ability="Zip attitude 1"))
+    t(c.BeginStory(seat=EDITOR, editor=EDITOR), c.StartScene(seat=EDITOR, featured=t["Zip"]))
+    steps = [x.step for x in t.events if isinstance(x, e.SetupStepBegan)]
+    assert steps == ["inspirations", "complications"]
+    t(c.AddComplication(seat=EDITOR, name="Robbery"), c.PassSetup(seat=EDITOR))
+    assert t.state.scene is not None and t.state.scene.step == "prominence"
+    t.refused(c.AddComplication(seat=EDITOR, name="Late"), "C-PAGE-1")
+    t(c.PassSetup(seat=EDITOR), c.PassSetup(seat=ALICE), c.PassSetup(seat=CAPS),
+      c.PassSetup(seat=JOE))
+    t(c.Balance(seat=EDITOR, character=t["Minions"], points=2, side="opponent"))
+    assert t.state.scene.page == 1 and t.state.characters[t["Zip"]].blocked == ()
+
+
+def test_the_story_victory_total_is_fixed_by_the_editor() -> None:
+    """C-VP-4: default 24, at least 1."""
+    t = the_cast(CTable())
+    t(c.BeginStory(seat=EDITOR, editor=EDITOR))
+    assert t.state.story is not None and t.state.story.victory_total == 24
+    t2 = the_cast(CTable())
+    t2(c.BeginStory(seat=EDITOR, editor=EDITOR, victory_total=10))
+    assert t2.state.story is not None and t2.state.story.victory_total == 10
+
+
+def test_w10_setting_up_the_second_scene() -> None:
+    """W-10: C-PROM-1, C-PROM-3..6, C-COMP-2, C-INSP-3, C-VP-1, C-SCENE-1, C-PROM-7."""
+    t = the_cast(CTable())
+    t(c.BeginStory(seat=EDITOR, editor=EDITOR))
+    # The end of W-9: one scene played; tokens and cards as 004 tells them.
+    t.given(e.SceneStarted(scene=1, tokens=()), e.SceneEnded(scene=1, hero_vp=9,
+                                                              opponent_vp=0))
+    for seat, tokens in ((JOE, 2), (ALICE, 2), (EDITOR, 1)):
+        t.given(e.SceneStarted(scene=1, tokens=(e.TokensGiven(seat=seat, count=tokens),)),
+                e.SceneEnded(scene=1, hero_vp=0, opponent_vp=0))
+    state = t.state
+    players = list(state.players)
+    players[ZIPS - 1] = players[ZIPS - 1].__class__(
+        seat=ZIPS, name=players[ZIPS - 1].name, tokens=0,
+        inspirations=(Inspiration(id=1, name="Getaway", faction="hero", vp=6, bonus=-2),))
+    players[CAPS - 1] = players[CAPS - 1].__class__(
+        seat=CAPS, name=players[CAPS - 1].name, tokens=0,
+        inspirations=(Inspiration(id=2, name="Public Opinion", faction="hero", vp=1,
+                                  bonus=1),))
+    import msgspec
+
+    t.state = msgspec.structs.replace(state, players=tuple(players), next_inspiration=3)
+    t.given(e.AbilityBlocked(character=t["Zip"], ability="Desperate Effort"),
+            e.AbilityBlocked(character=t["Chief Mannelli"], ability="Angry"),
+            e.AbilityBlocked(character=t["Captain Liberty"], ability="Team-builder"))
+    assert [p.tokens for p in t.state.players] == [1, 0, 2, 0, 2]
+    t(c.StartScene(seat=EDITOR))
+    assert [p.tokens for p in t.state.players] == [2, 1, 3, 1, 3]  # C-PROM-1
+    t(c.UseInspiration(seat=ZIPS, inspiration=1, name="Villainous HQ"),
+      c.PassSetup(seat=CAPS))
+    t(c.AddComplication(seat=EDITOR, name="Stealth"),
+      c.AddComplication(seat=EDITOR, name="Clobbering"), c.PassSetup(seat=EDITOR))
+    hq = t.state.complications[t.complication("Villainous HQ")]
+    assert [s.total for s in hq.sides] == [1, 1]  # C-INSP-3: Bonus -2 is 1 or less
+    assert t.state.player(ZIPS).inspirations == ()  # C-INSP-2: used up
+    t(c.PassSetup(seat=EDITOR),
+      c.BuyProminence(seat=ZIPS, character=t["Zip"], side="hero"))
+    t.refused(c.BuyProminence(seat=ALICE, character=t["Zip"]), "C-PROM-3")
+    t(c.PassSetup(seat=ALICE),
+      c.BuyProminence(seat=CAPS, character=t["Polly Trueheart"], side="opponent"),
+      c.BuyProminence(seat=JOE, character=t["Silverstar"], points=3, side="hero"))
+    t(c.PassSetup(seat=EDITOR), c.PassSetup(seat=ALICE))
+    scene = t.state.scene
+    assert scene is not None and scene.step == "balancing"
+    assert (scene.total("hero"), scene.total("opponent")) == (4, 1)
+    t(c.Balance(seat=EDITOR, character=t["Minions"], side="opponent"),
+      c.Balance(seat=EDITOR, character=t["Black Jack"], points=2, side="opponent",
+                narrator=ALICE))
+    scene = t.state.scene
+    assert scene is not None and scene.target == 8 and scene.page == 1
+    assert [p.tokens for p in t.state.players] == [2, 0, 3, 0, 0]
+    assert scene.narrator[t["Black Jack"]] == ALICE
+    assert all(not ch.blocked for ch in t.state.characters.values())
