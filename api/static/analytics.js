@@ -15,6 +15,11 @@
       document.getElementById("title").textContent = `Analytics: ${summary.name}`;
       const stamp = summary.version;
       for (const img of document.querySelectorAll("img[data-chart]")) {
+        img.addEventListener("error", () => {
+          img.replaceWith(el("p", { class: "error" }, "This chart could not be drawn (a server " +
+            "without its charts extra answers 501: pip install '.[charts]'). The figures below " +
+            "hold the same numbers."));
+        });
         img.src = `/campaigns/${ID}/analytics/${img.dataset.chart}.png?v=${stamp}`;
       }
       const figures = await api(TOKEN, "GET", `/campaigns/${ID}/analytics`);
