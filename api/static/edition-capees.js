@@ -174,11 +174,18 @@ Capes.editions.capees = (T) => {
     el("p", {}, el("span", { class: "tokens" }, `${l.tokens} Story Token${l.tokens === 1 ? "" : "s"}`)),
     l.inspirations.length ? el("ul", { class: "cards plain" }, l.inspirations.map((i) => el("li", { class: `card faction ${i.faction}` },
       `Inspiration #${i.id} ${i.name}: ${SIDE[i.faction]}, ${i.vp} VP, Bonus ${i.bonus}`))) : el("p", { class: "meta" }, "No Inspirations"),
-    l.characters.map((ch) => el("div", { class: "character" },
+    named(l.characters),
+    l.characters.filter((ch) => ch.drives.length).map((ch) => el("div", { class: "character" },
       el("strong", {}, ch.name), ch.prominence ? ` · Prominence ${ch.prominence}` : "",
-      ch.drives.length ? drivesTable(ch.drives) : el("p", { class: "meta" }, "Known by name only"),
+      drivesTable(ch.drives),
       ch.staked.length ? el("p", { class: "meta" }, "Staked: " + ch.staked.map(([cid, drive, n]) => `${n} ${drive} on #${cid}`).join(", ")) : "",
       ch.abilities.some((a) => a.blocked) ? el("p", { class: "meta" }, "Blocked: " + ch.abilities.filter((a) => a.blocked).map((a) => a.name).join(", ")) : "")))));
+  }
+
+  /* Non-heroes known by name only (no sheet, no Debt) on one line. */
+  function named(characters) {
+    const names = characters.filter((ch) => !ch.drives.length).map((ch) => ch.name);
+    return names.length ? el("p", { class: "meta" }, "Known by name only: " + names.join(", ")) : "";
   }
 
   function renderCharacters() {
