@@ -574,13 +574,6 @@
     const summary = await call("GET", "");
     Capes.remember({ id: ID, name: summary.name, role: S.me.owner ? "owner" : `seat ${S.me.seat}`, token: TOKEN });
     S.board = await call("GET", "/board");
-    if (S.board.edition && S.board.edition !== "capes") {
-      // The page knows the moves of the edition ``capes``; the second edition's are not here yet.
-      $("fatal").hidden = false;
-      $("fatal").textContent = `This page plays campaigns of the edition “capes”; this one is “${S.board.edition}”: play it over the HTTP API (see the docs at /schema).`;
-      $("live").textContent = "";
-      return;
-    }
     S.version = summary.version;
     await refresh();
     if (!S.me.owner) $("who").textContent = `You are ${player(S.me.seat)} (seat ${S.me.seat})`;
