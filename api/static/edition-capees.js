@@ -45,15 +45,18 @@ Capes.editions.capees = (T) => {
     "capees.pass_claim": ["Pass (no claim)", []],
     "capees.roll_overdrawn": ["Roll for an Overdrawn Drive", [["character", "overdrawn", "Character"]]],
     "capees.start_action": ["Start an action", [["character", "acting", "Character"]]],
-    "capees.stake": ["Stake Debt", [complicationField, ["amount", "count", "Debt", 1], driveField]],
+    "capees.stake": ["Stake Debt", [complicationField, ["amount", "count", "Debt", 1], driveField,
+      ["character", "absent", "Whose Debt (the Editor, for an absent opponent)"]]],
     "capees.roll_ability": ["Roll an ability", [["ability", "ability", "Ability"], complicationField,
       ["die", "die", "Die"], driveField]],
     "capees.keep_roll": ["Keep the roll", []],
     "capees.turn_back": ["Turn the roll back", []],
-    "capees.react": ["React", [["character", "mine", "Character"], ["ability", "ability", "Ability"], driveField]],
+    "capees.react": ["React", [["character", "mine", "Character"], ["ability", "ability", "Ability"], driveField,
+      ["stake", "count", "Debt staked just before (optional)", 0], ["stake_drive", "drive", "Drive staking it"]]],
     "capees.pass_reaction": ["Pass (no reaction)", []],
     "capees.split": ["Split a die", [complicationField, ["die", "die", "Die"],
-      ["into", "count", "Into how many dice", 2], ["move", "count", "How many open a new side", 0]]],
+      ["into", "count", "Into how many dice", 2], ["move", "count", "How many open a new side", 0],
+      ["stake", "count", "New Debt staked just before (optional)", 0], ["drive", "drive", "Drive staking it"]]],
     "capees.end_action": ["End the action", []],
     "capees.check_claim": ["Resolve a claim", [["complication", "claimed", "Complication"],
       ["replacement", "text", "Its replacement (a new Complication; optional)"],
@@ -73,6 +76,8 @@ Capes.editions.capees = (T) => {
         return c ? c.sides.flatMap((s) => s.dice.map(([id, value]) => [id, `die ${id}: ${value} (${SIDE[s.faction]})`])) : [];
       case "hero":
         return [["", "(ask me)"], ...S.characters.filter((x) => x.hero).map((x) => [x.id, x.name])];
+      case "absent":
+        return [["", "(the acting character)"], ...S.characters.filter((x) => !x.hero && x.drives.length).map((x) => [x.id, x.name])];
       case "sheet":
         return S.characters.filter((x) => x.drives.length).map((x) => [x.id, x.name]);
       case "mine":
@@ -196,6 +201,11 @@ Capes.editions.capees = (T) => {
       ch.exemplars.length ? el("p", { class: "meta" }, "Exemplars: " +
         ch.exemplars.map((x) => `${charName(x.character)} (${x.drive})`).join(", ")) : "")));
     $("new-character").hidden = S.me.seat === null;
+    const complete = form.elements.complete;
+    const before = complete.value;
+    complete.replaceChildren(el("option", { value: "" }, "(a new character)"),
+      ...S.characters.filter((c) => !c.drives.length && c.created_by === S.me.seat).map((c) => el("option", { value: c.id }, c.name)));
+    complete.value = [...complete.options].some((o) => o.value === before) ? before : "";
   }
 
   // -- the character form -----------------------------------------------------------------
@@ -209,8 +219,9 @@ Capes.editions.capees = (T) => {
   }));
 
   function commandOf(f) {
+    const sheet = f.get("complete");
     const name = f.get("name").trim();
-    if (!name) throw ["name", "Give the character a name."];
+    if (!name && !sheet) throw ["name", "Give the character a name."];
     const drives = Object.fromEntries(Object.entries(pairs(f.get("drives"), "drives")).map(([k, v]) => [k, Number(v)]));
     const abilities = lines(f.get("abilities")).map((line, n) => {
       const [aname, type, rating, sup] = line.split(",").map((x) => x.trim());
@@ -222,6 +233,8 @@ Capes.editions.capees = (T) => {
       if (!found) throw ["exemplars", `no character called ${who}`];
       return [drive, found.id];
     }));
+    // C-NPC-1: a non-hero known by name gets its sheet later.
+    if (sheet) return { type: "capees.complete_sheet", character: Number(sheet), drives, abilities };
     return { type: "capees.create_character", name, hero: f.get("hero") === "on", drives, abilities, exemplars };
   }
 

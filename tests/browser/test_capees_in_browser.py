@@ -34,7 +34,7 @@ from test_play_in_browser import (
     watch,
 )
 
-from cli.demo_capees import DEMO_DICE, PASS_REACTIONS, SCRIPT
+from cli.demo_capees import DEMO_DICE, NPC_DRIVES, PASS_REACTIONS, ROBBERS_SHEET, SCRIPT
 from domain.capees import commands as c
 
 pytestmark = pytest.mark.browser
@@ -197,6 +197,7 @@ def play_the_scene(editor: Any, alice: Any, joe: Any, run: Run, tmp_path: Path) 
             on_the_board(table)
             slide_through_time(table)
     the_heroes_win(table)
+    complete_a_sheet(table)
     verify(table)
     analytics(table.seats[1])
 
@@ -286,6 +287,25 @@ def the_heroes_win(table: Table) -> None:
         assert "'Stand down, lady!'" in log
         assert page.evaluate("window.notReloaded === true"), "the page was reloaded"
         assert not page.errors, page.errors
+
+
+def complete_a_sheet(table: Table) -> None:
+    """Between scenes the Editor gives Supreme, known by name only, a full sheet (C-NPC-1)."""
+    page = table.seats[1]
+    page.click("#new-character summary")
+    form = page.locator("#character-form")
+    form.get_by_label("Whose sheet").select_option(label="Supreme")
+    form.locator("[name=drives]").fill("\n".join(f"{d} = {n}" for d, n in NPC_DRIVES.items()))
+    form.locator("[name=abilities]").fill("\n".join(
+        f"{a.name}, {a.type}, {a.rating}" for a in ROBBERS_SHEET))
+    click_and_wait(page, form.get_by_role("button", name="Create the character"))
+    table.settle(page)
+    alice = table.seats[2]
+    alice.locator("#characters summary", has_text="Supreme").click()
+    assert "Getaway driving: skill 1" in alice.text_content("#characters")
+    # No longer known by name only, on Alice's page either.
+    assert "Known by name only: Black Jack, Becky Tesla, Sister Grace" in alice.text_content(
+        "#ledgers")
 
 
 def verify(table: Table) -> None:
