@@ -42,6 +42,8 @@ pytestmark = pytest.mark.browser
 NAMES = {1: "Editor", 2: "Alice", 3: "Joe"}
 #: Fields a move's form has as a text or number box; the others are selects.
 TYPED = ("name", "replacement", "points", "victory_total", "amount", "into", "move")
+#: Fields left to the picker (the 422's ``choices``), and how a choice reads there.
+PICKED = ("side", "featured")
 
 
 @pytest.fixture
@@ -63,6 +65,8 @@ class Table:
         self.pages = [owner, *seats.values()]
         #: The characters' names by id, as they are created (ids count from 1).
         self.characters: list[str] = []
+        #: The choices made in a picker: (field, the choice's label).
+        self.picked: list[tuple[str, str]] = []
 
     def settle(self, page: Any) -> int:
         done = applied(page)
@@ -70,19 +74,32 @@ class Table:
         return done
 
     def move(self, page: Any, kind: str, fields: dict[str, Any], narration: str = "") -> None:
-        """Fill in the form of move ``kind`` on ``page``, send it, and wait until every page
-        shows it."""
+        """Fill in the form of move ``kind`` on ``page``, send it, answer the picker if the
+        rules ask for a choice left out, and wait until every page shows it."""
         if narration:
             page.fill("#narration", narration)
         form = page.locator(f'form[data-move="{kind}"]')
+        picks = {name: self.label(name, value) for name, value in fields.items()
+                 if name in PICKED}
         for name, value in fields.items():
+            if name in PICKED:
+                continue
             if name in TYPED:
                 form.locator(f"[name={name}]").fill(str(value))
             else:
                 form.locator(f"[name={name}]").select_option(str(value))
         click_and_wait(page, form.locator("button[type=submit]"))
+        for name, label in picks.items():
+            if page.is_visible("#picker"):
+                click_and_wait(page, page.locator("#picker-choices button").filter(
+                    has_text=label).first)
+                self.picked.append((name, label))
         assert not page.is_visible("#picker"), page.text_content("#picker")
         self.settle(page)
+
+    def label(self, name: str, value: Any) -> str:
+        """How the picker shows a choice: a side by its name, a character by its name."""
+        return str(value).capitalize() if name == "side" else self.characters[value - 1]
 
     def play(self, narration: str, command: c.SeatCommand) -> None:
         """One step of the demo's script, by the acting seat's page."""
@@ -197,6 +214,8 @@ def play_the_scene(editor: Any, alice: Any, joe: Any, run: Run, tmp_path: Path) 
             on_the_board(table)
             slide_through_time(table)
     the_heroes_win(table)
+    # The featured hero and Night Maiden's side were asked for with the picker.
+    assert {("featured", "Silverstar"), ("side", "Hero")} <= set(table.picked), table.picked
     complete_a_sheet(table)
     verify(table)
     analytics(table.seats[1])
