@@ -135,10 +135,11 @@ def channels_backend(environ: Mapping[str, str]) -> ChannelsBackend:
     url = environ.get("CAPES_REDIS_URL", "").strip()
     if not url:
         return MemoryChannelsBackend()
-    from litestar.channels.backends.redis import RedisChannelsPubSubBackend
     from redis.asyncio import Redis
 
-    return RedisChannelsPubSubBackend(redis=Redis.from_url(url))
+    from api.redis_channels import SerialRedisPubSubBackend
+
+    return SerialRedisPubSubBackend(redis=Redis.from_url(url))
 
 
 def cors_config(environ: Mapping[str, str]) -> CORSConfig | None:

@@ -160,6 +160,37 @@ def test_with_two_workers_on_redis_a_subscriber_hears_commands_run_by_either(
     assert [(m.id, m.event) for m in heard] == [(e["position"], e["type"]) for e in sent]
 
 
+def test_a_stream_that_missed_events_written_elsewhere_reads_them_before_the_next_command(
+    tmp_path: Path,
+) -> None:
+    """Announcements carry a command's events ready to send; another process's write (the CLI
+    here) is not announced: the next announcement does not follow what the stream sent, so
+    the stream reads the log, and sends every event once, in order."""
+    from uuid import UUID
+
+    from application.campaigns import open_campaigns
+    from domain.capes import commands as c
+
+    db = tmp_path / "live.sqlite"
+    with server({"CAPES_DB": str(db)}, tmp_path / "server.log") as url, \
+            client(url) as http, client(url, read=PROMPT) as watcher:
+        table = open_campaign(http, players=["Ana", "Ben"])
+        version = table.version()
+        stream = subscribe(watcher, table)
+        cli = open_campaigns({"CAPES_DB": str(db)})
+        try:
+            messages = sse_messages(stream)
+            read_until(messages, version)
+            elsewhere = cli.execute(UUID(table.campaign_id), c.Narrate(seat=2, text="Meanwhile"))
+            applied = table.send(c.Narrate(seat=1, text="And then")).json()
+            live = read_until(messages, applied["version"], limit=PROMPT)
+        finally:
+            stream.close()
+            cli.close()
+    assert ids(live) == [elsewhere.version, applied["version"]]
+    assert [m.data["event"]["text"] for m in live] == ["Meanwhile", "And then"]
+
+
 def test_plain_messages_reach_onmessage_and_the_board_follows_each_change(
     base_url: str,
 ) -> None:
