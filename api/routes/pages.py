@@ -28,7 +28,8 @@ from litestar.response import Template
 from litestar.static_files import create_static_files_router
 
 from api import problems
-from api.services import SESSION_COOKIE, ActorDep, _token
+from api.services import SESSION_COOKIE, ActorDep, Services, ServicesDep, _token, in_thread
+from application.errors import CampaignNotFound
 
 HERE = Path(__file__).resolve().parent.parent
 #: The Jinja2 templates of the pages.
@@ -45,7 +46,8 @@ PAGE_HEADERS = {
 
 
 #: The pages' templates, compiled when the server starts rather than by its first visitor.
-PAGES = ("lobby.html", "table.html", "analytics.html")
+PAGES = ("lobby.html", "table.html", "analytics.html", "characters_capes.html",
+         "characters_capees.html")
 
 
 def compile_templates(app: Litestar) -> None:
@@ -65,16 +67,30 @@ async def lobby_page() -> Template:
     return _page("lobby.html", title="Capes")
 
 
+async def _edition(services: Services, campaign_id: UUID) -> str:
+    """The campaign's edition (``capes`` for one not found: its page says the link is bad)."""
+    try:
+        return await in_thread(services.campaigns.edition_of, campaign_id)
+    except CampaignNotFound:
+        return "capes"
+
+
 @get("/play/{campaign_id:uuid}", include_in_schema=False)
-async def table_page(campaign_id: FromPath[UUID]) -> Template:
-    """The table of one campaign (the script fetches everything with the link's token)."""
-    return _page("table.html", title="Capes: the table", campaign_id=str(campaign_id))
+async def table_page(campaign_id: FromPath[UUID], services: ServicesDep) -> Template:
+    """The table of one campaign, in its edition's shape: the edition's character forms and
+    script (edition-<name>.js) beside the shared table (the script fetches everything with
+    the link's token)."""
+    edition = await _edition(services, campaign_id)
+    return _page("table.html", title="Capes: the table", campaign_id=str(campaign_id),
+                 edition=edition)
 
 
 @get("/play/{campaign_id:uuid}/analytics", include_in_schema=False)
-async def analytics_page(campaign_id: FromPath[UUID]) -> Template:
-    """The campaign's charts."""
-    return _page("analytics.html", title="Capes: analytics", campaign_id=str(campaign_id))
+async def analytics_page(campaign_id: FromPath[UUID], services: ServicesDep) -> Template:
+    """The campaign's charts (a ``capees`` campaign's include its Victory Points)."""
+    edition = await _edition(services, campaign_id)
+    return _page("analytics.html", title="Capes: analytics", campaign_id=str(campaign_id),
+                 edition=edition)
 
 
 class Session(msgspec.Struct, frozen=True, kw_only=True):

@@ -74,5 +74,8 @@ const Capes = (() => {
     return text;
   }
 
-  return { el, token, api, Problem, tables, remember, problemText };
+  /* Each edition's part of the table, registered by its script (edition-<name>.js). */
+  const editions = {};
+
+  return { el, token, api, Problem, tables, remember, problemText, editions };
 })();

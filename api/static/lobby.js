@@ -11,6 +11,7 @@
     const f = new FormData(form);
     const body = {
       name: f.get("name"),
+      edition: f.get("edition"),
       starting_tokens: Number(f.get("starting_tokens") || 0),
       options: {
         dispute_threshold: f.get("dispute_threshold"),
