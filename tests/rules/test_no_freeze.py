@@ -32,6 +32,7 @@ from play_helpers import (
 from rulebook import Table, given, state_of
 from scenes_helpers import characters_built
 
+from cli.render import capes_board_text
 from domain.capes import commands as c
 from domain.capes.events import (
     CharacterAllied,
@@ -333,6 +334,8 @@ def test_a_pending_shared_exemplar_is_on_the_board_and_offered_to_the_other_play
         exemplar_name="Mia", drive="Hope"),)
     assert "link_exemplar" in shown.waiting_for[3]
     assert "link_exemplar" not in shown.waiting_for.get(1, ())
+    assert ("Exemplar asked by seat 1: Mia for Aurora (Hope), waiting for seat 3 to agree"
+            in capes_board_text(shown, {}))
     t(c.LinkExemplar(seat=1, character=AURORA, exemplar=MIA, drive="Hope"))
     agreed = given(t.events).when(
         c.LinkExemplar(seat=3, character=AURORA, exemplar=MIA, drive="Hope")
