@@ -12,13 +12,18 @@ Routes (the OpenAPI schema and a docs UI are at ``/schema``), one module per gro
   (each with ``?version=N`` to look at the past), ``/events?after=&limit=`` (the log, paged)
   and ``/events/stream`` (Server-Sent Events, resuming from ``Last-Event-ID``);
 - record (undo, disputes, forks, diffs), projections (read models, analytics), audit
-  (verify, export).
+  (verify, export);
+- pages: the table in a browser at ``/`` (lobby), ``/play/{id}`` (the table) and
+  ``/play/{id}/analytics``, their files under ``/static``, and ``POST /campaigns/{id}/session``
+  (the token exchanged for a read-only cookie).
 
 Every route but ``POST /campaigns`` and ``POST /seats`` needs ``Authorization: Bearer <token>``
 (the stream and the charts also take ``?token=``, since browsers' EventSource and ``<img>``
 cannot send headers; :class:`TokensOutOfLog` keeps it out of the access log). The host's
 routes take ``CAPES_HOST_KEY`` as their bearer token, and so does ``POST /campaigns`` with
 ``CAPES_OPEN_CAMPAIGNS=host``.
+A browser page uses the session cookie (GET requests only) instead of ``?token=``. CORS is off
+unless ``CAPES_CORS_ORIGINS`` lists origins.
 """
 
 from __future__ import annotations
@@ -38,16 +43,19 @@ from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugi
 from litestar.channels import ChannelsPlugin
 from litestar.channels.backends.base import ChannelsBackend
 from litestar.channels.backends.memory import MemoryChannelsBackend
+from litestar.config.cors import CORSConfig
 from litestar.di import Provide
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, Schema, SecurityScheme, Tag
+from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.static_files import create_static_files_router
+from litestar.template.config import TemplateConfig
 from litestar.typing import FieldDefinition
 
 from api import problems
-from api.routes import audit, holder, lobby, play, queries, record
+from api.routes import audit, holder, lobby, pages, play, queries, record
 from api.routes import projections as read_model_routes
 from api.services import MAX_BODY, Services, provide_actor
 from application.campaigns import Campaigns, open_campaigns
@@ -57,7 +65,7 @@ from application.credentials import Keyring
 from projections.service import open_read_models
 
 #: The route modules, each with ``HANDLERS``, in the order the schema lists them.
-ROUTE_MODULES = (lobby, play, queries, holder, record, read_model_routes, audit)
+ROUTE_MODULES = (lobby, play, queries, holder, record, read_model_routes, audit, pages)
 
 
 class ClosedStructsPlugin(StructSchemaPlugin):
@@ -127,10 +135,29 @@ def channels_backend(environ: Mapping[str, str]) -> ChannelsBackend:
     url = environ.get("CAPES_REDIS_URL", "").strip()
     if not url:
         return MemoryChannelsBackend()
-    from litestar.channels.backends.redis import RedisChannelsPubSubBackend
     from redis.asyncio import Redis
 
-    return RedisChannelsPubSubBackend(redis=Redis.from_url(url))
+    from api.redis_channels import SerialRedisPubSubBackend
+
+    return SerialRedisPubSubBackend(redis=Redis.from_url(url))
+
+
+def cors_config(environ: Mapping[str, str]) -> CORSConfig | None:
+    """CORS for clients served from other origins: off unless ``CAPES_CORS_ORIGINS`` lists
+    them (comma-separated, e.g. ``https://table.example``; ``*`` for any). Tokens travel in
+    the ``Authorization`` header, so no credentials (cookies) are allowed across origins."""
+    origins = [o.strip() for o in environ.get("CAPES_CORS_ORIGINS", "").split(",") if o.strip()]
+    if not origins:
+        return None
+    return CORSConfig(
+        allow_origins=origins,
+        allow_methods=["GET", "POST", "OPTIONS"],
+        allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
+        expose_headers=["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
+                        "Retry-After", "Content-Disposition"],
+        allow_credentials=False,
+        max_age=600,
+    )
 
 
 #: ``token=…`` in a query string (the live stream's and the charts' ``?token=``).
@@ -222,6 +249,8 @@ def create_app(
     handlers.append(assets)
     return Litestar(
         route_handlers=handlers,
+        template_config=TemplateConfig(directory=pages.TEMPLATES, engine=JinjaTemplateEngine),
+        cors_config=cors_config(environ),
         dependencies={
             "services": Provide(lambda: services, use_cache=True, sync_to_thread=False),
             "actor": Provide(provide_actor),
@@ -231,7 +260,7 @@ def create_app(
         middleware=middleware,
         openapi_config=openapi,
         request_max_body_size=MAX_BODY,
-        on_startup=[committer.start, read_models.start],
+        on_startup=[committer.start, read_models.start, pages.compile_templates],
         # The writer finishes what is queued before the stores close (a lambda: Litestar would
         # pass the app to stop() as its timeout).
         on_shutdown=[lambda: committer.stop(), read_models.close, campaigns.close,

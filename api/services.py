@@ -16,14 +16,16 @@ from typing import Annotated, Any, TypeVar
 from uuid import UUID
 
 import anyio
+import msgspec
 from litestar import Request
 from litestar.channels import ChannelsPlugin
 from litestar.di import NamedDependency
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.params import FromPath, QueryParameter
+from litestar.response import ServerSentEventMessage
 
 from api import problems
-from api.schemas import Applied, event_out
+from api.schemas import Applied, EventOut, event_out
 from application.campaigns import Campaigns
 from application.committer import Committer
 from application.credentials import Actor, Keyring
@@ -100,13 +102,22 @@ def channel(campaign_id: UUID) -> str:
 # -- authentication --------------------------------------------------------------------------
 
 
+#: The HttpOnly cookie a browser's page gets in exchange for its token (``POST
+#: /campaigns/{id}/session``): it authenticates reads only (GET), so that an ``EventSource``, an
+#: ``<img>`` or a download link needs no token in its URL; every write still needs the header.
+SESSION_COOKIE = "capes_session"
+
+
 def _token(request: Request[Any, Any, Any], query: bool) -> str | None:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
-    if query:
+    if query and request.query_params.get("token"):
         return request.query_params.get("token") or None
+    if request.method in ("GET", "HEAD"):
+        # Reads only: a cookie rides along with any request, a write must prove intent.
+        return request.cookies.get(SESSION_COOKIE) or None
     return None
 
 
@@ -154,11 +165,33 @@ def seat_of(actor: ActorDep) -> int:
 # -- running a command -----------------------------------------------------------------------
 
 
-async def announce(services: ServicesDep, campaign_id: FromPath[UUID]) -> None:
-    """Tell the live streams and the read models that the campaign has new events."""
-    services.channels.publish(b"1", [channel(campaign_id)])
+async def announce(services: ServicesDep, campaign_id: FromPath[UUID],
+                   events: tuple[EventOut, ...] = ()) -> None:
+    """Tell the live streams and the read models that the campaign has new events.
+
+    With ``events`` (contiguous, as a command's answer has them) the streams get them ready
+    to send (:func:`live_message`): each stream that has sent everything before them passes
+    them on as they are, with no store read, no thread hop and no encoding of its own (four
+    players' streams on a table made four reads of the log per command). Without, or for a
+    stream that is behind, the stream reads the log."""
+    services.channels.publish(live_message(events), [channel(campaign_id)])
     if services.read_models is not None:
         services.read_models.runner.poke()
+
+
+_encoder = msgspec.json.Encoder()
+
+
+def live_message(events: tuple[EventOut, ...]) -> bytes:
+    """What a live stream is sent for ``events``: ``b"<first> <last>\n"`` and their
+    Server-Sent Events as the stream writes them (see api.routes.queries); b"" for none."""
+    if not events:
+        return b""
+    wire = b"".join(
+        ServerSentEventMessage(data=_encoder.encode(out).decode(), event=out.type,
+                               id=out.position).encode()
+        for out in events)
+    return b"%d %d\n" % (events[0].position, events[-1].position) + wire
 
 
 async def apply_command(    services: ServicesDep,
@@ -170,10 +203,7 @@ async def apply_command(    services: ServicesDep,
     outcome = await services.committer.execute(
         campaign_id, command, narration=narration, expected_version=expected_version
     )
-    if outcome.events:
-        await announce(services, campaign_id)
-    return Applied(
-        version=outcome.version,
-        events=tuple(event_out(r) for r in outcome.events),
-        position=outcome.position,
-    )
+    events = tuple(event_out(r) for r in outcome.events)
+    if events:
+        await announce(services, campaign_id, events)
+    return Applied(version=outcome.version, events=events, position=outcome.position)

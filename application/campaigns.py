@@ -185,6 +185,12 @@ class Campaigns(Application[UUID]):
         if settings.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite":
             # The same table, a commit's events inserted in one call (see application.sqlite_store).
             settings.setdefault("APPLICATION_RECORDER_TOPIC", get_topic(CampaignsSQLiteRecorder))
+        elif settings.get("PERSISTENCE_MODULE") == "eventsourcing.postgres":
+            # The same table; inserts without the table lock, readers that wait for the
+            # inserts under way instead (see application.postgres_store). A topic, not an
+            # import: psycopg is loaded only for a PostgreSQL store.
+            settings.setdefault("APPLICATION_RECORDER_TOPIC",
+                                "application.postgres_store:CampaignsPostgresRecorder")
         return Environment(name, settings)
 
     def construct_mapper(self) -> Mapper[UUID]:

@@ -46,15 +46,16 @@ MAX_GROUP = 64
 #: Seconds after which the writer, before a group, asks the store whether another process
 #: wrote (a commit whose events directly follow the last known position tells it no).
 SYNC_AFTER = 0.005
-#: Campaigns whose heads are kept (like the library's aggregate cache, least recently used go).
-MAX_HEADS = 1000
+#: Campaigns whose heads are kept (least recently used go). A host with a thousand tables
+#: open keeps every one of them: a head that was let go costs a load from the store.
+MAX_HEADS = 10_000
 
 
 class _Job:
     """One write waiting for the writer: a command (``command``) or any call (``call``)."""
 
     __slots__ = ("call", "campaign_id", "command", "expected_version", "future", "invalidates",
-                 "loop", "narration")
+                 "loop", "narration", "position", "read", "since")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any]) -> None:
         self.loop = loop
@@ -65,6 +66,11 @@ class _Job:
         self.command: Any = None
         self.narration = ""
         self.expected_version: int | None = None
+        #: A read of the campaign as stored (``Committer.latest``): the store position it
+        #: must include (None: the store's last when it was asked, at ``since``).
+        self.read = False
+        self.position: int | None = None
+        self.since = 0.0
 
 
 #: What became of a job: (job, result, exception).
@@ -86,6 +92,8 @@ class Committer:
         #: The store's last position known to hold nothing written behind the writer's back.
         self._seen = -1
         self._synced_at = -math.inf
+        #: When a query last asked for a campaign of now (the writer then keeps up to date).
+        self._asked_at = -math.inf
         #: Commands and groups committed (for the figures of scripts/bench and the tests).
         self.commands = 0
         self.groups = 0
@@ -111,6 +119,44 @@ class Committer:
         job = self._job()
         job.call = lambda: func(*args, **kwargs)
         job.invalidates = invalidates
+        return await self._submit(job)  # type: ignore[no-any-return]
+
+    # -- reads of now (the queries' side) -----------------------------------------------------
+
+    def current(self, campaign_id: UUID, position: int | None = None) -> Campaign | None:
+        """The campaign as stored, from the writer's heads in memory (no store read, no hop
+        to another thread), if the writer knows its head is current; else None.
+
+        ``position``: a store position the answer must include (a command's ``position``:
+        read-your-writes): exact, the head is used only if the writer knows nothing was
+        stored up to there that its heads lack. None: the store as it is now, which the writer
+        knows within :data:`SYNC_AFTER` (its own commands at once; other processes' from when
+        it last looked at the store or committed right behind its last known position).
+
+        Safe on any thread: the writer updates a head before it moves its known position on,
+        and forgets a head before moving that position past another writer's event; reading
+        in the other order never pairs a stale head with a position it does not cover."""
+        self._asked_at = time.monotonic()
+        seen, synced_at = self._seen, self._synced_at
+        head = self._heads.get(campaign_id)
+        if head is None:
+            return None
+        if position is None:
+            return head if time.monotonic() - synced_at <= SYNC_AFTER else None
+        return head if 0 < position <= seen else None
+
+    async def latest(self, campaign_id: UUID, position: int | None = None) -> Campaign | None:
+        """:meth:`current`, or else the campaign from the writer thread once it has looked at
+        the store (in turn with the commands: after the ones queued before it). None when
+        ``position`` is beyond the store's last one. Raises CampaignNotFound."""
+        found = self.current(campaign_id, position)
+        if found is not None:
+            return found
+        job = self._job()
+        job.read = True
+        job.campaign_id = campaign_id
+        job.position = position
+        job.since = time.monotonic()
         return await self._submit(job)  # type: ignore[no-any-return]
 
     def _job(self) -> _Job:
@@ -147,7 +193,17 @@ class Committer:
 
     def _run(self) -> None:
         while True:
-            job = self._queue.get()
+            try:
+                job = self._queue.get(timeout=self._idle_timeout())
+            except Empty:
+                # Idle while queries ask for campaigns: look at the store now and then, so
+                # that they are answered from memory (see current()) rather than each
+                # coming here for a look of its own.
+                try:
+                    self._sync()
+                except Exception:  # pragma: no cover - the store is down: the next job says so
+                    log.exception("the writer could not look at the store")
+                continue
             if job is None:
                 return
             jobs = [job]
@@ -170,12 +226,20 @@ class Committer:
             if stopping:
                 return
 
+    def _idle_timeout(self) -> float | None:
+        """How long to wait for a job: for ever, unless queries came in the last second."""
+        return SYNC_AFTER / 2 if time.monotonic() - self._asked_at < 1.0 else None
+
     def _process(self, jobs: list[_Job]) -> list[_Result]:
         results: list[_Result] = []
         group: list[_Job] = []
+        reads: list[_Job] = []
         if time.monotonic() - self._synced_at > SYNC_AFTER:
             self._sync()
         for job in jobs:
+            if job.read:
+                reads.append(job)  # answered after the writes of the group (see _reads)
+                continue
             if job.call is None:
                 group.append(job)
                 continue
@@ -190,11 +254,34 @@ class Committer:
             if job.invalidates is not None:
                 self._heads.pop(job.invalidates, None)
         results += self._commit(group)
+        if reads:
+            results += self._reads(reads)
         return results
 
-    def _commit(self, jobs: list[_Job]) -> list[_Result]:
+    def _reads(self, jobs: list[_Job]) -> list[_Result]:
+        """Answer reads of now: each campaign as stored when it was asked, or later."""
+        if any((job.position is None and self._synced_at < job.since)
+               or (job.position is not None and job.position > self._seen) for job in jobs):
+            self._sync()
+        results: list[_Result] = []
+        for job in jobs:
+            assert job.campaign_id is not None
+            if job.position is not None and job.position > self._seen:
+                results.append((job, None, None))  # beyond the store's last position
+                continue
+            try:
+                results.append((job, self._head(job.campaign_id), None))
+            except Exception as e:
+                results.append((job, None, e))
+        return results
+
+    def _commit(self, jobs: list[_Job], *, again: bool = True) -> list[_Result]:
         """Decide ``jobs`` in order, each on the campaign as the ones before left it, and store
-        the accepted ones in one transaction."""
+        the accepted ones in one transaction.
+
+        ``again``: if another writer took one of the group's versions first, look at the store
+        and run the whole group again once (as a group) before running each command on its
+        own."""
         if not jobs:
             return []
         results: list[_Result] = []
@@ -218,10 +305,16 @@ class Committer:
         except CampaignConflict as e:
             # The store refused the group (another writer took one of its versions): nothing
             # of it was stored. Every command of it, refused ones included (they may have been
-            # judged on a campaign that is not the stored one), runs again on its own, on the
-            # campaign as stored now.
-            log.info("a group of %d commands was not stored (%s): running each again",
+            # judged on a campaign that is not the stored one), is decided again on the
+            # campaigns as stored now: first the group again, in one commit, once the writer
+            # has forgotten the heads another process wrote to (each command on its own cost
+            # a commit per command, while another busy worker kept writing); if the store
+            # refuses it again, each on its own.
+            log.info("a group of %d commands was not stored (%s): running it again",
                      len(jobs), e)
+            if again:
+                self._sync()
+                return self._commit(jobs, again=False)
             return self._one_by_one(jobs)
         except Exception as e:
             # Any other failure of the store (a full disk, a lock held too long): the
@@ -240,8 +333,12 @@ class Committer:
         if stored and last - stored == self._seen:
             self._seen = last
             self._synced_at = time.monotonic()
-        elif stored:
-            self._sync()  # another process wrote since: forget the campaigns it wrote to
+        # Else another process wrote in between: the writer forgets the campaigns it wrote to
+        # at its next look at the store, before a group once SYNC_AFTER has passed (a look
+        # after every such commit doubled a busy worker's trips to the store, and on
+        # PostgreSQL waits for the other workers' commits under way). Meanwhile current()
+        # vouches for nothing past the last position known; a command decided on a head that
+        # is no longer the stored one is refused by the store and run again.
         self.groups += 1
         self.commands += len(staged)
         return results
@@ -277,7 +374,12 @@ class Committer:
             self._heads.popitem(last=False)
 
     def _sync(self) -> None:
-        """Forget the heads of campaigns another process wrote to since the last group."""
+        """Forget the heads of campaigns another process wrote to since the last group.
+
+        A head that already holds the event a notification stands for (this writer's own,
+        committed since) is kept: with another worker writing in between, each of this
+        writer's commits shows a gap, and forgetting its own campaigns then made every next
+        command on them a load from the store."""
         recorder = self.campaigns.recorder
         top = recorder.max_notification_id() or 0
         if self._seen < 0 or top - self._seen > self.max_heads:
@@ -286,8 +388,10 @@ class Committer:
             for notification in recorder.select_notifications(
                     self._seen, limit=top - self._seen, stop=top, inclusive_of_start=False):
                 originator = notification.originator_id
-                self._heads.pop(originator if isinstance(originator, UUID)
-                                else UUID(str(originator)), None)
+                key = originator if isinstance(originator, UUID) else UUID(str(originator))
+                head = self._heads.get(key)
+                if head is not None and head.version < notification.originator_version:
+                    del self._heads[key]
         self._seen = max(self._seen, top)
         self._synced_at = time.monotonic()
 

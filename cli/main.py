@@ -13,6 +13,7 @@ setting and its value, and exit status 2 (:func:`main`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -51,6 +52,22 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"\ncampaign {campaign} is stored with {app.get(campaign).version} events; "
           f"`capes tokens {campaign}` gives its owner and seats tokens for the HTTP API")
     return 0
+
+
+def raise_file_limit() -> int:
+    """Raise this process's soft limit of open files to its hard limit; the new soft limit.
+
+    Every live-event stream is an open socket: a host with a thousand tables of four players
+    holds 4,000 of them, and the usual soft limit is 1,024 (the hard one, often much higher,
+    is raised with ``ulimit -Hn`` or systemd's ``LimitNOFILE=``)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        # The system may refuse (an infinite hard limit, say): the soft limit stays.
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def workers_warnings(workers: int, environ: Mapping[str, str]) -> list[str]:
@@ -92,8 +109,9 @@ def _serve(args: argparse.Namespace) -> int:
                            "must be internal or external") from e
     for warning in workers_warnings(args.workers, os.environ):
         print(f"warning: {warning}", file=sys.stderr)
+    files = raise_file_limit()
     print(f"Serving campaigns from {describe_store(os.environ)} at "
-          f"http://{args.host}:{args.port} (docs: /schema)", flush=True)
+          f"http://{args.host}:{args.port} (docs: /schema; open files: {files})", flush=True)
     uvicorn.run("api.app:create_server", factory=True, host=args.host, port=args.port,
                 workers=args.workers, log_level=args.log_level)
     return 0

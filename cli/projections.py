@@ -35,11 +35,11 @@ Body = Callable[[ReadModels, argparse.Namespace], int]
 
 
 @contextmanager
-def _read_models(names: list[str] | None = None) -> Iterator[ReadModels]:
+def _read_models(names: list[str] | None = None, **kwargs: Any) -> Iterator[ReadModels]:
     app = open_campaigns()
     read_models: ReadModels | None = None
     try:
-        read_models = ReadModels(app, names, runs=True)
+        read_models = ReadModels(app, names, runs=True, **kwargs)
         yield read_models
     finally:
         if read_models is not None:
@@ -56,7 +56,9 @@ def _run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    with _read_models(_names(args)) as read_models:
+    # Nothing in this process pokes the runner: what wakes it (the store's NOTIFY on
+    # PostgreSQL, else a poll) is followed at once, without the server's linger.
+    with _read_models(_names(args), linger=0.0) as read_models:
         status = read_models.status()
         print(f"Following {describe_store()} for {', '.join(read_models.models)}: the store is "
               f"at {status['head']}, the read models at {status['positions']}", flush=True)
@@ -92,7 +94,9 @@ def _rebuild(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    with _read_models(_names(args)) as read_models:
+    # Nothing in this process pokes the runner: what wakes it (the store's NOTIFY on
+    # PostgreSQL, else a poll) is followed at once, without the server's linger.
+    with _read_models(_names(args), linger=0.0) as read_models:
         status = read_models.status()
         print(f"store {describe_store()}: last position {status['head']}")
         for name, position in status["positions"].items():

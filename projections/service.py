@@ -15,7 +15,7 @@ from .board import Board, BoardModel
 from .directory import DirectoryModel
 from .ledgers import Ledgers, LedgersModel
 from .model import Folds, ReadModel
-from .runner import BATCH, Catchup, Progress
+from .runner import BATCH, LINGER, Catchup, Progress
 from .timeline import TimelineModel
 from .views import open_factory, open_view
 
@@ -45,7 +45,8 @@ class ReadModels:
     """The read models of ``app``: their projections, runner, and the queries on them."""
 
     def __init__(self, app: Campaigns, names: Sequence[str] | None = None, *,
-                 runs: bool = True, batch: int = BATCH, poll: float = 0.2) -> None:
+                 runs: bool = True, batch: int = BATCH, poll: float = 0.2,
+                 linger: float = LINGER) -> None:
         unknown = set(names or ()) - set(MODELS)
         if unknown:
             raise ValueError(f"no read model {', '.join(sorted(unknown))}; "
@@ -59,7 +60,8 @@ class ReadModels:
             name: model(open_view(self.factory, model.views), folds)
             for name, model in MODELS.items() if names is None or name in names
         }
-        self.runner = Catchup(app, list(self.models.values()), folds, batch=batch, poll=poll)
+        self.runner = Catchup(app, list(self.models.values()), folds, batch=batch, poll=poll,
+                              linger=linger)
         self._across: tuple[float, Analytics] | None = None
 
     def model(self, kind: type[M]) -> M:

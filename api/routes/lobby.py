@@ -9,7 +9,7 @@ from litestar import Request, post
 from litestar.params import FromPath, JSONBody
 
 from api import problems
-from api.schemas import CampaignOpened, NewCampaign, NewSeat, SeatTaken
+from api.schemas import CampaignOpened, NewCampaign, NewSeat, SeatTaken, event_out
 from api.services import ServicesDep, announce, authenticate_host, in_thread
 from domain.editions import play_of
 from domain.record.commands import SetTableOptions
@@ -60,7 +60,7 @@ async def take_seat(
     outcome = await services.committer.execute(campaign_id, play_of(edition).seat(data.name))
     seat = len(outcome.state.players)
     token = await services.committer.call(services.keyring.issue, campaign_id, seat)
-    await announce(services, campaign_id)
+    await announce(services, campaign_id, tuple(event_out(r) for r in outcome.events))
     return SeatTaken(campaign_id=campaign_id, seat=seat, token=token, version=outcome.version)
 
 

@@ -4,9 +4,10 @@ look at the past; the board and ledgers of now come from the read models."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncGenerator, Callable
 from datetime import datetime
-from typing import Annotated, Any, TypeVar, Union
+from typing import Annotated, Any, Literal, TypeVar, Union
 from uuid import UUID
 
 import anyio
@@ -65,6 +66,10 @@ async def _state(
     at: datetime | None = None,
 ) -> Any:
     """The game now, at ``version``, or as it was at time ``at``."""
+    if version is None and at is None:
+        now = await services.committer.latest(campaign_id)
+        assert now is not None, "no position asked: always answered"
+        return now.state
     if at is not None:
         if version is not None:
             raise ValidationException("ask for a version or a time, not both")
@@ -80,8 +85,15 @@ async def _view(
     services: Services, campaign_id: UUID, version: int | None, at: datetime | None,
     position: int | None, timeout: float, read_model: str, render: Callable[[Any], T],
 ) -> T:
-    """Now: from a read model, once it has caught up with ``position``; in the past, or when
-    the read model lags past ``timeout``: rendered from the replayed state."""
+    """Now: rendered on the event loop from the campaign as the writer holds it (the same
+    document as the read model's, without a hop to another thread); ``position=0`` (the read
+    model as it is) or a position the store does not have: from a read model, once it has
+    caught up with ``position``. In the past, or when the read model lags past ``timeout``:
+    rendered from the replayed state."""
+    if version is None and at is None and position != 0:
+        campaign = await services.committer.latest(campaign_id, position)
+        if campaign is not None:
+            return render(campaign.state)
     if version is None and at is None and services.read_models is not None:
         query = getattr(services.read_models, read_model)
 
@@ -103,7 +115,8 @@ async def _view(
 async def campaign_summary(
     campaign_id: FromPath[UUID], actor: ActorDep, services: ServicesDep
 ) -> CampaignSummary:
-    agg = await in_thread(services.campaigns.get, campaign_id)
+    agg = await services.committer.latest(campaign_id)
+    assert agg is not None, "no position asked: always answered"
     state = agg.state
     return CampaignSummary(
         campaign_id=campaign_id,
@@ -241,46 +254,123 @@ async def stream_events(
         int | None, QueryParameter(ge=0, le=2**62, description="Resume after this position")
     ] = None,
     token: Annotated[
-        str | None, QueryParameter(description="The bearer token, for browsers")
+        str | None, QueryParameter(description="The bearer token, for clients that cannot "
+                                   "send headers (a browser page: use the session cookie)")
     ] = None,
+    plain: Annotated[
+        bool, QueryParameter(description="Messages without an event name, so that "
+                             "`EventSource.onmessage` receives them (the type is in the data)")
+    ] = False,
+    with_board: Annotated[
+        bool, QueryParameter(name="board", description="After each change, one more message "
+                             "(event `board`): the board as of that change")
+    ] = False,
 ) -> ServerSentEvent:
     """Every event from ``after`` (or the ``Last-Event-ID`` header) on, then each new one.
 
-    Each message's ``id`` is the event's position and its ``event`` the event type.
+    Each message's ``id`` is the event's position and its ``event`` the event type (none with
+    ``plain=true``). With ``board=true``, once the stream has sent every event there is, it
+    sends ``{"type": "board", "version": N, "board": {...}}`` (id N, event ``board``): the
+    board after event N, so a page needs no second request to redraw.
     """
     await authenticate(request, campaign_id, services, query=True)
     last_id = request.headers.get("last-event-id", "").strip()
     start = int(last_id) if last_id.isdigit() else (after or 0)
-    await in_thread(services.campaigns.get, campaign_id)  # 404 before the stream starts
-    return ServerSentEvent(_follow(services, campaign_id, start))
+    await services.committer.latest(campaign_id)  # 404 before the stream starts
+    return ServerSentEvent(_follow(services, campaign_id, start, plain, with_board),
+                           retry_duration=RECONNECT_MS)
+
+
+#: How soon a browser's EventSource reconnects after the stream drops (its default is ~3 s,
+#: long at a table): sent as the stream's first line (``retry:``).
+RECONNECT_MS = 1000
+#: The event-name lines of messages in their wire form (left out with ``plain=true``).
+_EVENT_LINES = re.compile(rb"^event: [^\r\n]*\r?\n", re.MULTILINE)
+
+
+class BoardMessage(msgspec.Struct, frozen=True, kw_only=True):
+    """The stream's ``board`` message: the board as of event ``version``."""
+
+    type: Literal["board"] = "board"
+    version: int
+    board: Board
+
+
+class _Wire(ServerSentEventMessage):
+    """Events already in their wire form (:func:`api.services.live_message`), sent as they are."""
+
+    def encode(self) -> bytes:
+        assert isinstance(self.data, bytes)
+        return self.data
 
 
 async def _follow(
-    services: ServicesDep, campaign_id: FromPath[UUID], last: int
+    services: ServicesDep, campaign_id: FromPath[UUID], last: int, plain: bool = False,
+    with_board: bool = False,
 ) -> AsyncGenerator[ServerSentEventMessage, None]:
     encoder = msgspec.json.Encoder()
     subscriber = await services.channels.subscribe([channel(campaign_id)])
     try:
+        behind = True
         while True:
-            # Subscribed first, read second: nothing appended in between can be missed.
-            records = await in_thread(services.campaigns.history, campaign_id, last, 200)
-            for record in records:
-                out: EventOut = event_out(record)
-                yield ServerSentEventMessage(
-                    data=encoder.encode(out).decode(), event=out.type, id=out.position
-                )
-                last = out.position
-            if len(records) == 200:
-                continue
+            if behind:
+                # Subscribed first, read second: nothing appended in between can be missed.
+                records = await in_thread(services.campaigns.history, campaign_id, last, 200)
+                for record in records:
+                    out: EventOut = event_out(record)
+                    yield ServerSentEventMessage(
+                        data=encoder.encode(out).decode(), event=None if plain else out.type,
+                        id=out.position,
+                    )
+                    last = out.position
+                if len(records) == 200:
+                    continue
+                behind = False
+                if records and with_board:
+                    yield await _board_message(services, campaign_id, last, plain, encoder)
+            message = b""
             with anyio.move_on_after(KEEPALIVE) as waited:
-                async for _ in subscriber.iter_events():
+                async for item in subscriber.iter_events():
+                    message = item
                     break
             if waited.cancelled_caught:
                 yield ServerSentEventMessage(comment="keep-alive")
+                # Quiet for a while: look at the log too. Announcements are sent at most once
+                # (Redis pub/sub between workers drops one now and then, e.g. while a worker
+                # subscribes); this bounds what a lost one costs to a delay.
+                behind = True
+                continue
+            # A command's events, ready to send: passed on if they follow what was sent,
+            # skipped if they were sent already (read from the log); else read the log.
+            header, _, wire = message.partition(b"\n")
+            first, _, final = header.partition(b" ")
+            if wire and int(first) == last + 1:
+                yield _Wire(data=_EVENT_LINES.sub(b"", wire) if plain else wire)
+                last = int(final)
+                if with_board:
+                    yield await _board_message(services, campaign_id, last, plain, encoder)
+            elif not (wire and int(final) <= last):
+                behind = True
     finally:
         with anyio.CancelScope(shield=True):
             await services.channels.unsubscribe(subscriber)
 
+
+async def _board_message(
+    services: Services, campaign_id: UUID, version: int, plain: bool,
+    encoder: msgspec.json.Encoder,
+) -> ServerSentEventMessage:
+    """The board after event ``version``: from the writer's campaign when it is at that version
+    (the usual case, right after the command), else replayed to it."""
+    campaign = await services.committer.latest(campaign_id, version)
+    if campaign is not None and campaign.version == version:
+        state = campaign.state
+    else:
+        state = await in_thread(services.campaigns.state, campaign_id, version)
+    message = BoardMessage(version=version, board=board(state))
+    return ServerSentEventMessage(
+        data=encoder.encode(message).decode(), event=None if plain else "board", id=version
+    )
 
 
 HANDLERS = [

@@ -45,6 +45,9 @@ FULL: dict[str, Any] = {
     "profile_commands": 3_000,  # cProfile of the in-process command path
     "quiet_wait": 60,  # at most, for other processes to leave the cores alone
     "round_quiet_wait": 10,  # at most, before each later measured run
+    "tables_steps": [250, 500, 1000, 1500, 2000],  # tables (4 streams each) per run, growing
+    "tables_seconds": 30,  # of load at each step (6 commands per table)
+    "ryw_samples": 40,  # commands, each followed by a query at its position
 }
 QUICK: dict[str, Any] = FULL | {
     "warmup_seconds": 2,
@@ -64,6 +67,9 @@ QUICK: dict[str, Any] = FULL | {
     "profile_commands": 1_000,
     "quiet_wait": 10,
     "round_quiet_wait": 3,
+    "tables_steps": [100, 250],
+    "tables_seconds": 10,
+    "ryw_samples": 10,
 }
 
 
@@ -183,6 +189,15 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
+
+
+def start_projections(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """``capes projections run`` on the store of ``env``: the read models of several workers
+    run in a process of their own (the README's advice; each worker running them too made
+    them race each other for every batch)."""
+    import sys
+
+    return start_server([sys.executable, "-m", "cli.main", "projections", "run"], env, log)
 
 
 def percentile(values: list[float], q: float) -> float:

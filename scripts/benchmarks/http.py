@@ -304,8 +304,12 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
     bare_argv = [sys.executable, "-m", "uvicorn", "--app-dir", str(SCRIPTS), "bare_app:app",
                  "--host", HOST, "--port", str(bare_port), "--workers", "1",
                  "--log-level", "warning"]
+    lean_port = free_port()
+    lean_argv = [sys.executable, "-m", "uvicorn", "--app-dir", str(SCRIPTS), "lean_app:app",
+                 "--host", HOST, "--port", str(lean_port), "--workers", "1",
+                 "--log-level", "warning"]
     out: dict[str, Any] = {"game_argv": game_argv, "bare_argv": bare_argv,
-                           "connections": conns}
+                           "lean_argv": lean_argv, "connections": conns}
     servers: list[subprocess.Popen[bytes]] = []
     try:
         game = start_server(game_argv, env, tmp / "game-server.log")
@@ -319,7 +323,7 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
 
         per_run = p["campaigns_per_run"]
         names = ["warmup", *(f"max{i + 1}" for i in range(p["rounds"])), "serial",
-                 *(f"half{i + 1}" for i in range(p["half_rounds"])), "profile"]
+                 *(f"half{i + 1}" for i in range(p["half_rounds"])), "profile", "board"]
         began = time.perf_counter()
         lines = prepare_campaigns(game_port, len(names) * per_run)
         setup_seconds = time.perf_counter() - began
@@ -332,14 +336,24 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
                                       lines[i * per_run:(i + 1) * per_run])
                 for i, name in enumerate(names)}
         game_args = [str(conns), str(p["max_turns"])]
+        # The control: the game's route shape with no game behind it (scripts/lean_app.py),
+        # knowing the tokens of every prepared campaign, so the same Lua scripts drive it.
+        every = write_campaigns(tmp / "campaigns-all.txt", lines)
+        lean = start_server(lean_argv, env | {"CAPES_LEAN_CAMPAIGNS": str(every)},
+                            tmp / "lean-server.log")
+        servers.append(lean)
+        wait_ready(lean, lean_port, tmp / "lean-server.log")
+        lean_args = [str(conns), str(10**9)]  # it never refuses: no campaign retires
 
-        pids = [game.pid, bare.pid]
+        pids = [game.pid, bare.pid, lean.pid]
         out["quiet"] = wait_quiet(p["quiet_wait"])
         say(f"wrk warm-up, {p['warmup_seconds']}s each")
         run_wrk(bare_port, "bench_bare.lua", p["warmup_seconds"], conns)
+        run_wrk(lean_port, "bench_game.lua", p["warmup_seconds"], conns,
+                [str(sets["warmup"]), *lean_args])
         run_wrk(game_port, "bench_game.lua", p["warmup_seconds"], conns,
                 [str(sets["warmup"]), *game_args])
-        out["bare_runs"], out["game_runs"] = [], []
+        out["bare_runs"], out["game_runs"], out["lean_runs"] = [], [], []
         for round_ in range(p["rounds"]):
             if round_:
                 wait_quiet(p["round_quiet_wait"])
@@ -351,6 +365,14 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
             say(f"  bare: {bare_max['rps']:.0f} req/s, p50 {bare_max['p50_us'] / 1000:.2f} "
                 f"ms, p99 {bare_max['p99_us'] / 1000:.2f} ms; {cpu_text(bare_max['cpu'])}")
             watch = CpuWatch(pids)
+            lean_max = run_wrk(lean_port, "bench_game.lua", p["http_seconds"], conns,
+                               [str(sets[f"max{round_ + 1}"]), *lean_args])
+            lean_max |= {"cpu": watch.stop()}
+            out["lean_runs"].append(lean_max)
+            say(f"  control (lean app), the mix: {lean_max['rps']:.0f} req/s "
+                f"({lean_max['commands_per_s']:.0f} commands/s), p99 "
+                f"{lean_max['p99_us'] / 1000:.2f} ms")
+            watch = CpuWatch(pids)
             game_max = run_wrk(game_port, "bench_game.lua", p["http_seconds"], conns,
                                [str(sets[f"max{round_ + 1}"]), *game_args])
             game_max |= {"cpu": watch.stop()}
@@ -360,7 +382,19 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
                 f"p99 {game_max['p99_us'] / 1000:.2f} ms, refused {game_max['bad']}; "
                 f"{cpu_text(game_max['cpu'])}")
         out["bare_max"] = max(out["bare_runs"], key=lambda r: r["rps"])
+        out["lean_max"] = max(out["lean_runs"], key=lambda r: r["ok_rps"])
         out["game_max"] = game_max = max(out["game_runs"], key=lambda r: r["ok_rps"])
+
+        # Board reads alone, of mid-scene campaigns: the game server against the control.
+        wait_quiet(p["round_quiet_wait"])
+        say(f"GET /board alone, {p['http_seconds']}s each: control, then game")
+        for name, port in (("lean_board", lean_port), ("game_board", game_port)):
+            watch = CpuWatch(pids)
+            board_run = run_wrk(port, "bench_board.lua", p["http_seconds"], conns,
+                                [str(sets["board"])])
+            out[name] = board_run | {"cpu": watch.stop()}
+            say(f"  {name}: {board_run['rps']:.0f} req/s, p99 "
+                f"{board_run['p99_us'] / 1000:.2f} ms, refused {board_run['bad']}")
 
         wait_quiet(p["round_quiet_wait"])
         say(f"wrk with one connection, {p['serial_seconds']}s each: the cost of one request")

@@ -22,6 +22,10 @@ from benchmarks.report import (
     verdicts,
     with_section,
 )
+from benchmarks.report15 import HEADING, TABLES_HEADING, issue15_report, tables_report
+from benchmarks.ryw import ryw_part
+from benchmarks.tables import tables_part
+from benchmarks.workers import workers_part
 
 
 def main() -> int:
@@ -34,20 +38,37 @@ def main() -> int:
                         help="skip the projection-rebuild part (scripts/benchmarks/projections.py)")
     parser.add_argument("--projections-only", action="store_true", help="run only the "
                         "projection-rebuild part and update just its section of the doc")
+    parser.add_argument("--no-workers", action="store_true",
+                        help="skip PostgreSQL with 1 and 2 workers (scripts/benchmarks/workers.py)")
+    parser.add_argument("--no-ryw", action="store_true",
+                        help="skip read-your-writes with external read models "
+                        "(scripts/benchmarks/ryw.py)")
+    parser.add_argument("--no-tables", action="store_true",
+                        help="skip the many-tables part (scripts/benchmarks/tables.py)")
+    parser.add_argument("--tables-only", action="store_true", help="run only the many-tables "
+                        "part and update just its section of the doc")
     parser.add_argument("--out", type=Path, default=DOC, help="where to write (default: "
                         "docs/benchmarks.md)")
     args = parser.parse_args()
     if args.projections_only:
         return projections_only(args.quick, args.out)
+    if args.tables_only:
+        return tables_only(args.quick, args.out)
     p = QUICK if args.quick else FULL
     began = time.perf_counter()
     facts = machine_facts()
     say(f"nproc {facts['nproc']}, Python {facts['python']}, {facts['wrk']}")
-    h = ip = pr = None
+    h = ip = pr = wk = t = ryw = None
     with tempfile.TemporaryDirectory(prefix="capes-bench-") as tmp_name:
         tmp = Path(tmp_name)
         if not args.no_http:
             h = http_part(p, tmp)
+        if not args.no_workers:
+            wk = workers_part(p, tmp)
+        if not args.no_ryw:
+            ryw = ryw_part(p, tmp)
+        if not args.no_tables:
+            t = tables_part(p, tmp)
         if not args.no_inprocess:
             ip = inproc_part(p, tmp) | coldload_part(p, tmp)
         if not args.no_projections:
@@ -61,6 +82,7 @@ def main() -> int:
         say(f"p99 of game commands at half load = {v['p99_half']:.2f} ms "
             f"(target < {TARGET_P99_MS:g} ms): {'met' if v['p99_met'] else 'NOT met'}")
     text = report(facts, p, args.quick, h, ip, elapsed)
+    text = with_section(text, issue15_report(h, wk, t, ryw), HEADING)
     if pr is not None:
         text = with_section(text, projection_report(pr, args.quick))
     # The soak's figures (scripts/playtest --write) are not the bench's to redo: keep them.
@@ -70,6 +92,16 @@ def main() -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     say(f"wrote {args.out} ({elapsed:.0f} s)")
+    return 0
+
+
+def tables_only(quick: bool, out: Path) -> int:
+    """Only the many tables: their section of ``out`` replaced, the rest left as it is."""
+    with tempfile.TemporaryDirectory(prefix="capes-bench-tables-") as tmp:
+        result = tables_part(QUICK if quick else FULL, Path(tmp))
+    text = out.read_text() if out.exists() else "# Benchmarks\n"
+    out.write_text(with_section(text, tables_report(result), TABLES_HEADING))
+    say(f"updated the many-tables section of {out}")
     return 0
 
 

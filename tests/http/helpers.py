@@ -231,7 +231,7 @@ def sse_messages(response: httpx.Response) -> Iterator[Message]:
         if not line:
             if "data" in fields:
                 data = msgspec.json.decode(fields["data"])
-                yield Message(int(fields["id"]), fields["event"], data)
+                yield Message(int(fields["id"]), fields.get("event", ""), data)
             fields = {}
         elif not line.startswith(":"):
             name, _, value = line.partition(":")
@@ -261,15 +261,30 @@ def free_port() -> int:
         return port
 
 
+#: The server processes running, by base URL (so a test can kill one abruptly: :func:`kill`).
+RUNNING: dict[str, subprocess.Popen[bytes]] = {}
+
+
+def kill(base: str) -> None:
+    """Kill the server at ``base`` at once (SIGKILL): its connections drop mid-stream."""
+    process = RUNNING.pop(base)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=TIMEOUT)
+
+
 @contextmanager
-def server(environ: Mapping[str, str], log: Path, workers: int = 1) -> Iterator[str]:
-    """``uvicorn api.app:create_server`` (as ``capes serve`` runs it) on 127.0.0.1 with
-    ``environ`` laid over this process's; yields its base URL once it answers, and stops it
-    (and its workers) afterwards."""
-    port = free_port()
-    command = [sys.executable, "-m", "uvicorn", "api.app:create_server", "--factory",
+def server(environ: Mapping[str, str], log: Path, workers: int = 1,
+           factory: str = "api.app:create_server", log_level: str = "warning",
+           port: int | None = None) -> Iterator[str]:
+    """``uvicorn api.app:create_server`` (as ``capes serve`` runs it, or another ``factory``
+    importable from the project's root or ``tests/``) on 127.0.0.1 with ``environ`` laid over
+    this process's; yields its base URL once it answers, and stops it (and its workers)
+    afterwards. ``log_level="info"`` logs every request line too; ``port``: a given one (to
+    start a server again where a killed one was), else a free one."""
+    port = port or free_port()
+    command = [sys.executable, "-m", "uvicorn", factory, "--factory",
                "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
-               "--log-level", "warning"]
+               "--log-level", log_level]
     with _running(command, port, environ, log) as base:
         yield base
 
@@ -288,10 +303,13 @@ def _running(command: list[str], port: int, environ: Mapping[str, str],
              log: Path) -> Iterator[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
     env.update({"CAPES_RATE_LIMIT": "0", **environ})
+    # Factories of the tests' own (tests/browser/scripted_server.py) import from tests/.
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests")])
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
+    RUNNING[base] = process
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -304,6 +322,8 @@ def _running(command: list[str], port: int, environ: Mapping[str, str],
                 time.sleep(0.1)
         yield base
     finally:
+        if RUNNING.get(base) is process:
+            del RUNNING[base]
         _stop(process)
 
 

@@ -158,3 +158,70 @@ def test_with_two_workers_on_redis_a_subscriber_hears_commands_run_by_either(
         finally:
             stream.close()
     assert [(m.id, m.event) for m in heard] == [(e["position"], e["type"]) for e in sent]
+
+
+def test_a_stream_that_missed_events_written_elsewhere_reads_them_before_the_next_command(
+    tmp_path: Path,
+) -> None:
+    """Announcements carry a command's events ready to send; another process's write (the CLI
+    here) is not announced: the next announcement does not follow what the stream sent, so
+    the stream reads the log, and sends every event once, in order."""
+    from uuid import UUID
+
+    from application.campaigns import open_campaigns
+    from domain.capes import commands as c
+
+    db = tmp_path / "live.sqlite"
+    with server({"CAPES_DB": str(db)}, tmp_path / "server.log") as url, \
+            client(url) as http, client(url, read=PROMPT) as watcher:
+        table = open_campaign(http, players=["Ana", "Ben"])
+        version = table.version()
+        stream = subscribe(watcher, table)
+        cli = open_campaigns({"CAPES_DB": str(db)})
+        try:
+            messages = sse_messages(stream)
+            read_until(messages, version)
+            elsewhere = cli.execute(UUID(table.campaign_id), c.Narrate(seat=2, text="Meanwhile"))
+            applied = table.send(c.Narrate(seat=1, text="And then")).json()
+            live = read_until(messages, applied["version"], limit=PROMPT)
+        finally:
+            stream.close()
+            cli.close()
+    assert ids(live) == [elsewhere.version, applied["version"]]
+    assert [m.data["event"]["text"] for m in live] == ["Meanwhile", "And then"]
+
+
+def test_plain_messages_reach_onmessage_and_the_board_follows_each_change(
+    base_url: str,
+) -> None:
+    """``plain=true``: no event names (a browser's ``EventSource.onmessage`` gets them all);
+    ``board=true``: after the events of each change, the board as of its last event."""
+    with client(base_url) as http, client(base_url, read=PROMPT) as watcher:
+        table = open_campaign(http, players=["Ana", "Ben", "Cleo"])
+        stream = subscribe_with(watcher, table, plain="true", board="true")
+        try:
+            messages = sse_messages(stream)
+            backlog = read_until(messages, 4)
+            assert [(m.id, m.event) for m in backlog] == [(i, "") for i in range(1, 5)]
+            board = next(messages)
+            assert (board.id, board.event, board.data["type"]) == (4, "", "board")
+            assert board.data["version"] == 4
+            assert board.data["board"]["players"] == ["Ana", "Ben", "Cleo"]
+
+            narration, command = DEMO_STEPS[0]
+            applied = table.play(narration, command)
+            live = read_until(messages, applied["version"], limit=PROMPT)
+            after = next(messages)
+        finally:
+            stream.close()
+        assert [m.data["type"] for m in live] == [e["type"] for e in applied["events"]]
+        assert after.data["type"] == "board" and after.data["version"] == applied["version"]
+        assert after.data["board"] == table.query("board", version=applied["version"])
+
+
+def subscribe_with(http: httpx.Client, table: Table, **params: str) -> httpx.Response:
+    request = http.build_request("GET", table.url("/events/stream"), params=params,
+                                 headers=table.as_seat(1))
+    response = http.send(request, stream=True)
+    assert response.status_code == 200
+    return response

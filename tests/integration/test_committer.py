@@ -213,3 +213,100 @@ def test_any_error_of_a_call_goes_back_to_its_caller(committer: Committer) -> No
 
     with pytest.raises(DomainError, match="no"):
         run(main)
+
+
+# -- reads of now (the board and ledgers the server answers from memory) ---------------------
+
+
+def test_a_campaign_the_writer_just_wrote_is_read_from_its_heads_without_a_trip(
+    store_app: Campaigns, committer: Committer
+) -> None:
+    campaign_id = new_table(store_app)
+
+    async def main() -> tuple[Outcome, Any, Any]:
+        seated = await committer.execute(campaign_id, SeatPlayer(name="Ada"))
+        return seated, committer.current(campaign_id, seated.position), committer.current(
+            campaign_id, seated.position + 1)
+
+    seated, read, beyond = run(main)
+
+    assert read is not None and read.version == seated.version == 2
+    assert [p.name for p in read.state.players] == ["Ada"]
+    # A position the writer does not know the store to have is not answered from memory.
+    assert beyond is None
+
+
+def test_a_read_of_a_position_another_process_wrote_sees_that_write(
+    two_writers: TwoWriters,
+) -> None:
+    committer, cli, campaign_id = two_writers.committer, two_writers.other, two_writers.campaign_id
+
+    async def main() -> tuple[Any, Any, Any]:
+        await committer.execute(campaign_id, SeatPlayer(name="Brook"))
+        behind = cli.execute(campaign_id, SeatPlayer(name="Cass"))  # behind the writer's back
+        from_memory = committer.current(campaign_id, behind.position)
+        read = await committer.latest(campaign_id, behind.position)
+        beyond = await committer.latest(campaign_id, behind.position + 1000)
+        return from_memory, read, beyond
+
+    from_memory, read, beyond = run(main)
+
+    assert from_memory is None  # the writer does not know that position yet
+    assert read is not None and [p.name for p in read.state.players] == ["Ada", "Brook", "Cass"]
+    assert beyond is None  # not in the store: the caller says so
+
+
+def test_a_read_without_a_position_sees_what_another_process_wrote_before_it(
+    two_writers: TwoWriters,
+) -> None:
+    committer, cli, campaign_id = two_writers.committer, two_writers.other, two_writers.campaign_id
+
+    async def main() -> Any:
+        await committer.execute(campaign_id, SeatPlayer(name="Brook"))
+        cli.execute(campaign_id, SeatPlayer(name="Cass"))
+        await asyncio.sleep(0.05)  # longer than the writer trusts its heads unasked
+        return await committer.latest(campaign_id)
+
+    read = run(main)
+
+    assert [p.name for p in read.state.players] == ["Ada", "Brook", "Cass"]
+
+
+def test_two_workers_writing_the_same_tables_at_once_lose_and_repeat_nothing(
+    make_app: MakeApp, shared_store_env: dict[str, str]
+) -> None:
+    """Two server processes' writers (here: two applications on one store), each seating
+    players at the same tables at the same moment: every accepted command is stored once, at
+    the next version of its campaign; a stale expected version is a 409 (CampaignConflict)."""
+    first, second = make_app(shared_store_env), make_app(shared_store_env)
+    writers = (Committer(first), Committer(second))
+    tables = [new_table(first) for _ in range(4)]
+    seats = 10
+
+    async def main() -> tuple[list[Any], list[Any]]:
+        plain = [asyncio.ensure_future(writers[n % 2].execute(
+                     table, SeatPlayer(name=f"P{n}-{table.hex[:4]}")))
+                 for n in range(seats) for table in tables]
+        results = list(await asyncio.gather(*plain, return_exceptions=True))
+        # Every table is at version 1 + seats now: version 1 is long gone.
+        stale = [await asyncio.gather(w.execute(t, SeatPlayer(name="Late"), expected_version=1),
+                                      return_exceptions=True) for w in writers for t in tables]
+        return results, [r for group in stale for r in group]
+
+    try:
+        results, stale = run(main)
+    finally:
+        for writer in writers:
+            writer.stop()
+
+    assert all(isinstance(r, Outcome) for r in results), results
+    assert all(isinstance(r, CampaignConflict) for r in stale)
+    for table in tables:
+        mine = sorted(r.version for r in results if r.campaign_id == table)
+        assert mine == list(range(2, seats + 2))  # each version once: nothing lost or doubled
+        history = first.history(table, limit=1000)
+        assert [r.originator_version for r in history] == list(range(1, seats + 2))
+        names = [p.name for p in second.state(table).players]
+        assert sorted(names) == sorted(f"P{n}-{table.hex[:4]}" for n in range(seats))
+    positions = [n.id for n in first.recorder.select_notifications(0, 1000)]
+    assert positions == sorted(set(positions))

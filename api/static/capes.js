@@ -1,0 +1,81 @@
+/* Capes: what every page shares. The token of a table comes from the invitation link's
+   fragment (#token=...), which browsers never send to a server nor put in a Referer; it is
+   kept in this tab's sessionStorage and sent as a bearer header. */
+"use strict";
+const Capes = (() => {
+  const TABLES = "capes:tables";
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k === "text") node.textContent = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else if (k === "dataset") Object.assign(node.dataset, v);
+      else node.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  /* The token of campaign ``id``: from the fragment (then removed from the address bar),
+     else from this tab's storage. */
+  function token(id) {
+    const found = new URLSearchParams(location.hash.slice(1)).get("token");
+    if (found) {
+      sessionStorage.setItem("capes:token:" + id, found);
+      history.replaceState(null, "", location.pathname + location.search);
+    }
+    return sessionStorage.getItem("capes:token:" + id);
+  }
+
+  class Problem extends Error {
+    constructor(status, body) {
+      super((body && body.detail) || "HTTP " + status);
+      this.status = status;
+      this.problem = body || {};
+    }
+  }
+
+  async function api(tok, method, path, body) {
+    const headers = {};
+    if (tok) headers.Authorization = "Bearer " + tok;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const res = await fetch(path, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "same-origin", referrerPolicy: "no-referrer",
+    });
+    const text = res.status === 204 ? "" : await res.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
+    if (!res.ok) throw new Problem(res.status, data);
+    return data;
+  }
+
+  /* The tables this browser opened or joined, for the lobby's list. */
+  function tables() {
+    try { return JSON.parse(localStorage.getItem(TABLES) || "[]"); } catch (e) { return []; }
+  }
+  function remember(entry) {
+    const rest = tables().filter((t) => !(t.id === entry.id && t.role === entry.role));
+    localStorage.setItem(TABLES, JSON.stringify([entry, ...rest].slice(0, 50)));
+  }
+
+  function problemText(err) {
+    const p = err.problem || {};
+    let text = p.rule ? `${p.rule}: ${err.message}` : err.message;
+    if (p.errors && Array.isArray(p.errors)) {
+      text += " — " + p.errors.map((e) => (e.key ? e.key + ": " : "") + e.message).join("; ");
+    }
+    return text;
+  }
+
+  /* Each edition's part of the table, registered by its script (edition-<name>.js). */
+  const editions = {};
+
+  return { el, token, api, Problem, tables, remember, problemText, editions };
+})();

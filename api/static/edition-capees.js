@@ -1,0 +1,281 @@
+/* Edition ``capees`` (CAPEES!) at the table: its moves, the fields they need, its board
+   (the story and scene, the Editor, Victory Points, Prominence, Complications with their hero
+   and opponent dice), ledgers (Story Tokens, Inspiration cards, Debt), character sheets and
+   the character form. The generic table (table.js) calls it; it holds no rule either. */
+"use strict";
+Capes.editions.capees = (T) => {
+  const { S, $, el, call, player, charName, human, myLedger, drivesTable, die, problemText } = T;
+  const SIDE = { hero: "Hero", opponent: "Opponent" };
+  const ASK = ["", "(ask me when it matters)"];
+  const board = () => (S.past ? S.past.board : S.board);
+  const complication = (id) => S.board.complications.find((c) => c.id === Number(id));
+  const character = (id) => S.characters.find((c) => c.id === Number(id));
+  /* My characters: those I narrate in the scene, else those I made. */
+  const mine = () => (S.board.present.length
+    ? S.board.present.filter((p) => p.narrator === S.me.seat).map((p) => character(p.character))
+    : S.characters.filter((c) => c.created_by === S.me.seat)).filter(Boolean);
+  /* The character a form is about: its own field, else the one acting now, else my first. */
+  const actor = (form) => (form && form.elements.character && form.elements.character.value
+    ? character(form.elements.character.value)
+    : character((S.board.action || {}).character) || mine()[0]);
+
+  /* Each legal move (a command type of ``waiting_for``): its button and the fields it needs.
+     Choices the rules may ask for (a Drive, a side, who gets a stake's tokens…) are left to
+     the picker (the 422's ``choices``). */
+  const openForm = () => {
+    $("new-character").open = true;
+    $("ch-name").focus();
+  };
+  const complicationField = ["complication", "complication", "Complication"];
+  const driveField = ["drive", "drive", "Drive taking the Debt (super abilities)"];
+  const MOVES = {
+    "capees.create_character": ["Create a character", [], openForm],
+    "capees.begin_story": ["Begin a story as its Editor", [["victory_total", "count", "Victory Total", 24]]],
+    "capees.start_scene": ["Start the scene", [["featured", "hero", "Hero who gets two Story Tokens (a story's first scene)"]]],
+    "capees.use_inspiration": ["Use an Inspiration", [["inspiration", "inspiration", "Inspiration"],
+      ["name", "text", "The Complication it becomes"]]],
+    "capees.add_complication": ["Add a Complication", [["name", "text", "Complication"]]],
+    "capees.pass_setup": ["Pass (setup)", []],
+    "capees.buy_prominence": ["Buy Prominence", [["character", "sheet", "Character"],
+      ["points", "count", "Points (a Story Token each)", 1], ["side", "side", "Side"]]],
+    "capees.balance": ["Balance Prominence", [["character", "sheet", "Character"],
+      ["points", "count", "Points", 1], ["side", "side", "Side"], ["narrator", "seat", "Narrated by"]]],
+    "capees.end_scene": ["End the scene", []],
+    "capees.claim": ["Claim a Complication", [["character", "mine", "Character"], complicationField]],
+    "capees.pass_claim": ["Pass (no claim)", []],
+    "capees.roll_overdrawn": ["Roll for an Overdrawn Drive", [["character", "overdrawn", "Character"]]],
+    "capees.start_action": ["Start an action", [["character", "acting", "Character"]]],
+    "capees.stake": ["Stake Debt", [complicationField, ["amount", "count", "Debt", 1], driveField,
+      ["character", "absent", "Whose Debt (the Editor, for an absent opponent)"]]],
+    "capees.roll_ability": ["Roll an ability", [["ability", "ability", "Ability"], complicationField,
+      ["die", "die", "Die"], driveField]],
+    "capees.keep_roll": ["Keep the roll", []],
+    "capees.turn_back": ["Turn the roll back", []],
+    "capees.react": ["React", [["character", "mine", "Character"], ["ability", "ability", "Ability"], driveField,
+      ["stake", "count", "Debt staked just before (optional)", 0], ["stake_drive", "drive", "Drive staking it"]]],
+    "capees.pass_reaction": ["Pass (no reaction)", []],
+    "capees.split": ["Split a die", [complicationField, ["die", "die", "Die"],
+      ["into", "count", "Into how many dice", 2], ["move", "count", "How many open a new side", 0],
+      ["stake", "count", "New Debt staked just before (optional)", 0], ["drive", "drive", "Drive staking it"]]],
+    "capees.end_action": ["End the action", []],
+    "capees.check_claim": ["Resolve a claim", [["complication", "claimed", "Complication"],
+      ["replacement", "text", "Its replacement (a new Complication; optional)"],
+      ["inspiration", "my-inspiration", "Made from my Inspiration"]]],
+  };
+
+  function options(kind, form) {
+    const b = S.board;
+    const c = form && form.elements.complication ? complication(form.elements.complication.value) : null;
+    const who = actor(form);
+    switch (kind) {
+      case "complication":
+        return b.complications.map((x) => [x.id, `#${x.id} ${x.name}`]);
+      case "claimed":
+        return b.complications.filter((x) => x.claimed_by !== null).map((x) => [x.id, `#${x.id} ${x.name} (${charName(x.claimed_by)})`]);
+      case "die":
+        return c ? c.sides.flatMap((s) => s.dice.map(([id, value]) => [id, `die ${id}: ${value} (${SIDE[s.faction]})`])) : [];
+      case "hero":
+        return [["", "(ask me)"], ...S.characters.filter((x) => x.hero).map((x) => [x.id, x.name])];
+      case "absent":
+        return [["", "(the acting character)"], ...S.characters.filter((x) => !x.hero && x.drives.length).map((x) => [x.id, x.name])];
+      case "sheet":
+        return S.characters.filter((x) => x.drives.length).map((x) => [x.id, x.name]);
+      case "mine":
+        return mine().map((x) => [x.id, x.name]);
+      case "acting":
+        return [["", "(the one whose turn it is)"], ...mine().map((x) => [x.id, x.name])];
+      case "overdrawn":
+        return b.overdrawn.map(([id, drive]) => [id, `${charName(id)} (${drive})`]);
+      case "side":
+        return [["", "(as declared)"], ["hero", "Hero"], ["opponent", "Opponent"]];
+      case "seat":
+        return [["", "(me)"], ...b.players.map((name, i) => [i + 1, name])];
+      case "inspiration":
+      case "my-inspiration": {
+        const l = myLedger();
+        return [...(kind === "my-inspiration" ? [["", "(none: at 1 and 1)"]] : []),
+          ...(l ? l.inspirations.map((i) => [i.id, `#${i.id} ${i.name} (${i.vp} VP, Bonus ${i.bonus})`]) : [])];
+      }
+      case "drive":
+        return [ASK, ...(who ? who.drives.map((d) => [d.name, `${d.name} (Debt ${d.debt})`]) : [])];
+      case "ability":
+        return who ? who.abilities.map((a) => [a.name,
+          `${a.name} (${a.type} ${a.rating}${a.super ? ", super" : ""})`,
+          who.blocked.includes(a.name)]) : [];
+      default:
+        return [];
+    }
+  }
+
+  /* The fields a move's form sends as text; the others are numbers. */
+  const strings = new Set(["text", "ability", "drive", "side"]);
+
+  function choiceText(field, choice) {
+    if (field === "side") return SIDE[choice];
+    if (field === "character" || field === "featured") return charName(choice);
+    if (field === "die") return `die ${choice[1]} on #${choice[0]} ${(complication(choice[0]) || {}).name || ""}`;
+    if (field.startsWith("gifts.")) return player(Number(choice));
+    return undefined;
+  }
+
+  function summary(b) {
+    return b.scene ? `Scene ${b.scene}${b.page ? `, page ${b.page}` : ""}, ${human(b.step)}` : "Between scenes";
+  }
+
+  // -- the board --------------------------------------------------------------------------
+
+  function renderBoard() {
+    const b = board();
+    $("campaign-name").textContent = b.name;
+    document.title = `${b.name} · CAPEES!`;
+    const bits = [];
+    if (b.editor) bits.push(`Editor: ${player(b.editor)}`);
+    if (b.story) bits.push(`Story ${b.story} (Victory Total ${b.victory_total}: Hero ${b.story_hero_vp}, Opponent ${b.story_opponent_vp})`);
+    if (b.scene) {
+      bits.push(`Scene ${b.scene}${b.target ? `, Victory Target ${b.target}` : ""}`);
+      if (b.page) bits.push(`page ${b.page}${b.turn ? `, turn ${b.turn}` : ""}`);
+      bits.push(`step: ${human(b.step)}`);
+      const a = b.action;
+      if (a) {
+        bits.push(`${charName(a.character)} acts (${player(a.seat)})`);
+        if (a.roll) bits.push(`roll waiting: Complication #${a.roll[0]}, die ${a.roll[1]}: ${a.roll[2]} → ${a.roll[3]}`);
+        if (a.reacting) bits.push(`${player(a.reacting)} may react`);
+      }
+    } else {
+      bits.push(`Between scenes (${b.scenes_played} played)`);
+    }
+    const score = b.scene ? el("div", { class: "score" }, ["hero", "opponent"].map((f) => el("p", { class: `faction ${f}` },
+      el("strong", {}, SIDE[f]), ` ${b[f + "_vp"]} Victory Point${b[f + "_vp"] === 1 ? "" : "s"} · Prominence ${b[f + "_prominence"]}`))) : "";
+    const present = b.present.length ? el("ul", { class: "present plain" }, b.present.map((p) => el("li", { class: `faction ${p.faction}` },
+      `${p.name}: Prominence ${p.prominence} (${SIDE[p.faction]}, ${player(p.narrator)})`))) : "";
+    $("scene-line").replaceChildren(el("span", {}, bits.join(" · ")), score, present);
+    $("conflicts").replaceChildren(...b.complications.map(card));
+    if (!b.complications.length) $("conflicts").append(el("p", { class: "hint" }, "No Complications on the table."));
+  }
+
+  function card(c) {
+    const control = c.controlled_by;
+    return el("article", { class: "conflict complication" + (control ? ` ${control}` : ""), dataset: { complication: c.id } },
+      el("h3", {}, `#${c.id} ${c.name}`),
+      el("p", { class: "meta" }, control
+        ? `Controlled by the ${SIDE[control]} side: worth ${c.vp} VP, Bonus ${c.bonus}` : "Nobody Controls it",
+      c.claimed_by !== null ? ` · claimed by ${charName(c.claimed_by)}` : ""),
+      el("div", { class: "sides" }, c.sides.map((s) => el("div", {
+        class: `side ${s.faction}` + (c.controlling_side === s.index ? " controlling" : ""),
+      },
+      el("h4", {}, `${SIDE[s.faction]} side`, el("span", { class: "total" }, ` ${s.total}`)),
+      s.owner ? el("p", { class: "meta" }, `opened by ${player(s.owner)}`) : "",
+      el("div", { class: "dice" }, s.dice.map(([id, value]) => die(id, value, `, ${SIDE[s.faction]} side`))),
+      s.stakes.length ? el("p", { class: "meta" }, "Staked: " + s.stakes.map((st) => `${st.amount} ${st.drive} (${charName(st.character)})`).join(", ")) : ""))));
+  }
+
+  function renderLedgers() {
+    const ledgers = S.past ? S.past.ledgers : S.ledgers;
+    $("ledgers").replaceChildren(...ledgers.map((l) => el("article", {
+      class: "ledger" + (l.seat === S.me.seat ? " mine" : ""), dataset: { seat: l.seat },
+    },
+    el("h3", {}, l.name, l.seat === S.me.seat ? " (you)" : "", l.editor ? el("span", { class: "editor" }, " Editor") : "",
+      el("span", { class: "meta" }, ` seat ${l.seat}`)),
+    el("p", {}, el("span", { class: "tokens" }, `${l.tokens} Story Token${l.tokens === 1 ? "" : "s"}`)),
+    l.inspirations.length ? el("ul", { class: "cards plain" }, l.inspirations.map((i) => el("li", { class: `card faction ${i.faction}` },
+      `Inspiration #${i.id} ${i.name}: ${SIDE[i.faction]}, ${i.vp} VP, Bonus ${i.bonus}`))) : el("p", { class: "meta" }, "No Inspirations"),
+    named(l.characters),
+    l.characters.filter((ch) => ch.drives.length).map((ch) => el("div", { class: "character" },
+      el("strong", {}, ch.name), ch.prominence ? ` · Prominence ${ch.prominence}` : "",
+      drivesTable(ch.drives),
+      ch.staked.length ? el("p", { class: "meta" }, "Staked: " + ch.staked.map(([cid, drive, n]) => `${n} ${drive} on #${cid}`).join(", ")) : "",
+      ch.abilities.some((a) => a.blocked) ? el("p", { class: "meta" }, "Blocked: " + ch.abilities.filter((a) => a.blocked).map((a) => a.name).join(", ")) : "")))));
+  }
+
+  /* Non-heroes known by name only (no sheet, no Debt) on one line. */
+  function named(characters) {
+    const names = characters.filter((ch) => !ch.drives.length).map((ch) => ch.name);
+    return names.length ? el("p", { class: "meta" }, "Known by name only: " + names.join(", ")) : "";
+  }
+
+  function renderCharacters() {
+    $("characters").replaceChildren(...S.characters.map((ch) => el("details", { class: "sheet" },
+      el("summary", {}, `${ch.name} — ${ch.hero ? "hero" : "non-hero"}, ${player(ch.created_by)}’s`),
+      ch.abilities.length ? el("ul", { class: "abilities" }, ch.abilities.map((a) => el("li", {},
+        `${a.name}: ${a.type} ${a.rating}${a.super ? " (super)" : ""}`))) : el("p", { class: "meta" }, "Known by name only"),
+      ch.exemplars.length ? el("p", { class: "meta" }, "Exemplars: " +
+        ch.exemplars.map((x) => `${charName(x.character)} (${x.drive})`).join(", ")) : "")));
+    $("new-character").hidden = S.me.seat === null;
+    const complete = form.elements.complete;
+    const before = complete.value;
+    complete.replaceChildren(el("option", { value: "" }, "(a new character)"),
+      ...S.characters.filter((c) => !c.drives.length && c.created_by === S.me.seat).map((c) => el("option", { value: c.id }, c.name)));
+    complete.value = [...complete.options].some((o) => o.value === before) ? before : "";
+  }
+
+  // -- the character form -----------------------------------------------------------------
+
+  const form = $("character-form");
+  const lines = (text) => text.split("\n").map((x) => x.trim()).filter(Boolean);
+  const pairs = (text, what) => Object.fromEntries(lines(text).map((line, n) => {
+    const [k, v] = line.split("=").map((x) => x.trim());
+    if (!k || !v) throw [what, `line ${n + 1}: write name = value`];
+    return [k, v];
+  }));
+
+  function commandOf(f) {
+    const sheet = f.get("complete");
+    const name = f.get("name").trim();
+    if (!name && !sheet) throw ["name", "Give the character a name."];
+    const drives = Object.fromEntries(Object.entries(pairs(f.get("drives"), "drives")).map(([k, v]) => [k, Number(v)]));
+    const abilities = lines(f.get("abilities")).map((line, n) => {
+      const [aname, type, rating, sup] = line.split(",").map((x) => x.trim());
+      if (!aname || !type || !rating) throw ["abilities", `line ${n + 1}: write name, type, rating`];
+      return { name: aname, type: type.toLowerCase(), rating: Number(rating), super: /super/i.test(sup || "") };
+    });
+    const exemplars = Object.fromEntries(Object.entries(pairs(f.get("exemplars"), "exemplars")).map(([drive, who]) => {
+      const found = S.characters.find((c) => c.name.toLowerCase() === who.toLowerCase());
+      if (!found) throw ["exemplars", `no character called ${who}`];
+      return [drive, found.id];
+    }));
+    // C-NPC-1: a non-hero known by name gets its sheet later.
+    if (sheet) return { type: "capees.complete_sheet", character: Number(sheet), drives, abilities };
+    return { type: "capees.create_character", name, hero: f.get("hero") === "on", drives, abilities, exemplars };
+  }
+
+  /* Which field a refusal is about: a 400's error key, else the words of the rule's reason. */
+  function faultOf(err) {
+    const p = err.problem || {};
+    const text = JSON.stringify(p.errors || "") + (err.message || "");
+    if (/exemplar/i.test(text)) return "exemplars";
+    if (/drive/i.test(text)) return "drives";
+    if (/abilit|trope|power|attitude|skill|rating/i.test(text)) return "abilities";
+    if (/name/i.test(text)) return "name";
+    return "form";
+  }
+
+  function fieldError(name, text) {
+    form.querySelector(`[data-for="${name}"]`).textContent = text;
+    const input = form.elements[name];
+    if (input) input.setAttribute("aria-invalid", "true");
+  }
+
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    for (const e of form.querySelectorAll(".field-error")) e.textContent = "";
+    for (const e of form.querySelectorAll("[aria-invalid]")) e.removeAttribute("aria-invalid");
+    let command;
+    try {
+      command = commandOf(new FormData(form));
+    } catch (e) {
+      if (Array.isArray(e)) { fieldError(e[0], e[1]); return; }
+      throw e;
+    }
+    try {
+      const done = await call("POST", "/commands", { command, narration: $("narration").value });
+      document.body.dataset.applied = done.version;
+      $("narration").value = "";
+      form.reset();
+      $("new-character").open = false;
+    } catch (err) {
+      fieldError(faultOf(err), problemText(err));
+    }
+  });
+
+  return { MOVES, options, strings, choiceText, renderBoard, renderLedgers, renderCharacters, summary };
+};

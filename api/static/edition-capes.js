@@ -1,0 +1,335 @@
+/* Edition ``capes`` at the table: its moves, the fields they need, its board (scene, page,
+   phase, Conflicts with their sides and dice), ledgers, character sheets and character
+   forms. The generic table (table.js) calls it; it holds no rule either. */
+"use strict";
+Capes.editions.capes = (T) => {
+  const { S, $, el, call, send, player, charName, human, myLedger, drivesTable, die, problemText } = T;
+  const DRIVES = ["Justice", "Truth", "Love", "Hope", "Duty",
+    "Obsession", "Pride", "Power", "Despair", "Fear"];
+  const conflictOf = (id) => (S.board.conflicts || []).find((c) => c.id === Number(id));
+  const myCharacters = () => S.characters.filter((c) =>
+    S.board && Object.keys(S.board.cast).length
+      ? S.board.cast[c.id] === S.me.seat : c.created_by === S.me.seat);
+  const turnCharacter = () => S.board && S.board.turn
+    ? S.characters.find((c) => c.id === S.board.turn.character) : myCharacters()[0];
+
+
+  /* Each legal move (a command type of ``waiting_for``): its button and the fields it needs.
+     Choices the rules may ask for (a Drive, an ally, pairs, Story Tokens…) are left out: the
+     server answers 422 with the legal ``choices`` and the page shows a picker. */
+  const MOVES = {
+    frame_scene: ["Frame the scene", [["text", "text", "The scene"]]],
+    pass_framing: ["Pass framing", []],
+    choose_character: ["Choose a character", [["character", "free-character", "Character"]]],
+    create_conflict: ["Create a conflict", [["kind", "kind", "Kind"],
+      ["text", "text", "What is at stake"], ["side0", "text", "First side", "For"],
+      ["side1", "text", "Second side", "Against"], ["names", "names", "Names (a Goal)"]]],
+    claim: ["Claim a side", [["conflict", "conflict", "Conflict"], ["side", "side", "Side"]]],
+    pass_claiming: ["Pass (claiming)", []],
+    start_turn: ["Start a turn", [["character", "my-character", "Character"]]],
+    end_free_play: ["End free play", []],
+    roll_overdrawn: ["Roll for an Overdrawn Drive", [["character", "my-character", "Character"],
+      ["drive", "drive", "Drive"]]],
+    pass_turn: ["Pass the turn", []],
+    roll_die: ["Roll a die", [["ability", "ability", "Ability"],
+      ["conflict", "conflict", "Conflict"], ["die", "die", "Die"],
+      ["drive", "drive", "Drive taking the Debt (super abilities)"]]],
+    raise_inspiration: ["Raise an Inspiration", [["ability", "ability", "Ability"],
+      ["inspiration", "inspiration", "Inspiration"],
+      ["drive", "drive", "Drive taking the Debt (super abilities)"]]],
+    accept_roll: ["Accept the roll", []],
+    reject_roll: ["Reject the roll", []],
+    react: ["React", [["character", "my-character", "Character"],
+      ["ability", "ability", "Ability"],
+      ["drive", "drive", "Drive taking the Debt (super abilities)"]]],
+    pass_reaction: ["Pass (no reaction)", []],
+    narrate: ["Narrate", [["text", "text", "What happens"],
+      ["and_then", "bool", "This completes the “And Then”", true]]],
+    stake_debt: ["Stake Debt", [["conflict", "conflict", "Conflict"], ["die", "die", "Die"],
+      ["amount", "count", "Debt", 1]]],
+    split_die: ["Split a die", [["conflict", "conflict", "Conflict"], ["die", "die", "Die"],
+      ["into", "count", "Into how many dice", 2]]],
+    schism: ["Schism", [["conflict", "conflict", "Conflict"], ["side", "side", "Side it leaves"],
+      ["dice", "dice", "Dice (ids, comma-separated)"], ["label", "text", "New side's name", "New side"]]],
+    spend_inspiration: ["Spend an Inspiration", [["inspiration", "inspiration", "Inspiration"],
+      ["conflict", "conflict", "Conflict"], ["die", "die", "Die"]]],
+    end_turn: ["End the turn", []],
+    resolve: ["Resolve", [["conflict", "conflict", "Conflict"]]],
+    gloat: ["Gloat", [["conflict", "conflict", "Conflict"], ["times", "count", "Times", 1]]],
+    declare_deadlock: ["Declare a deadlock", [["conflict", "conflict", "Conflict"]]],
+    end_page: ["End the page", []],
+    veto: ["Veto a conflict", [["conflict", "vetoable", "Conflict"]]],
+  };
+
+  function options(kind, form) {
+    const b = S.board;
+    const conflictId = form && form.elements.conflict ? form.elements.conflict.value : null;
+    const c = conflictId ? conflictOf(conflictId) : (b.conflicts || [])[0];
+    switch (kind) {
+      case "conflict":
+        return b.conflicts.map((x) => [x.id, `#${x.id} ${x.text}`]);
+      case "vetoable":
+        return b.vetoable.map((id) => [id, `#${id} ${(conflictOf(id) || {}).text || ""}`]);
+      case "side":
+        return c ? c.sides.map((s) => [s.index, s.label]) : [];
+      case "die":
+        return c ? c.sides.flatMap((s) => s.dice.map((d) =>
+          [d.id, `die ${d.id}: ${d.value || "–"} (${s.label})`])) : [];
+      case "free-character":
+        return S.characters.filter((x) => !(x.id in b.cast)).map((x) => [x.id, x.name]);
+      case "my-character":
+        return myCharacters().map((x) => [x.id, x.name]);
+      case "drive": {
+        const who = form && form.elements.character
+          ? S.characters.find((x) => x.id === Number(form.elements.character.value))
+          : turnCharacter();
+        return [["", "(ask me when it matters)"],
+          ...(who ? who.drives.map((d) => [d.name, `${d.name} (Debt ${d.debt})`]) : [])];
+      }
+      case "ability": {
+        const who = form && form.elements.character
+          ? S.characters.find((x) => x.id === Number(form.elements.character.value))
+          : turnCharacter();
+        return who ? who.abilities.map((a) => [a.name,
+          `${a.name} (${a.category} ${a.rating}${a.super ? ", super" : ""})`,
+          (who.blocked || []).includes(a.name)]) : [];
+      }
+      case "inspiration": {
+        const l = myLedger();
+        return l ? l.inspirations.map((i) => [i.id, `#${i.id}: ${i.value}`]) : [];
+      }
+      case "kind":
+        return [["event", "Event"], ["goal", "Goal"]];
+      default:
+        return [];
+    }
+  }
+
+
+  function choiceText(field, choice) {
+    if (field === "tokens") {
+      const gifts = Object.entries(choice).flatMap(([g, to]) => Object.entries(to).map(
+        ([r, n]) => `${player(Number(g))} gives ${player(Number(r))} ${n} Story Token${n > 1 ? "s" : ""}`));
+      return gifts.join("; ") || "no Story Tokens";
+    }
+    if (field === "pairs") return choice.map(([a, b]) => `die ${a} with die ${b}`).join("; ");
+    if (field.startsWith("inspirations.")) return player(Number(choice));
+    if (field === "ally") {
+      const roll = S.board.turn && S.board.turn.roll;
+      const c = roll && conflictOf(roll[0]);
+      const side = c && c.sides[choice];
+      return side ? `Ally with “${side.label}”` : `side ${choice}`;
+    }
+    return undefined;
+  }
+
+
+  function renderBoard() {
+    const b = S.past ? S.past.board : S.board;
+    $("campaign-name").textContent = b.name;
+    document.title = `${b.name} · Capes`;
+    const bits = [];
+    if (b.scene) {
+      bits.push(`Scene ${b.scene}${b.scene_text ? ": " + b.scene_text : ""}`);
+      if (b.framer) bits.push(`framed by ${player(b.framer)}`);
+      if (b.page) bits.push(`page ${b.page}, started by ${player(b.starter)}`);
+      if (b.phase) bits.push(`phase: ${human(b.phase)}${b.round ? ` (${b.round} round)` : ""}`);
+      if (b.turn) bits.push(`${player(b.turn.seat)}’s turn with ${charName(b.turn.character)}`);
+      if (b.turn && b.turn.roll) {
+        const [c, d, before, rolled] = b.turn.roll;
+        bits.push(`roll waiting: conflict #${c}, die ${d}: ${before} → ${rolled}`);
+      }
+      if (b.turn && b.turn.and_then) bits.push(`“And Then” by ${b.turn.and_then.map(player).join(" or ")}`);
+    } else {
+      bits.push(`Between scenes (${b.scenes_played} played)`);
+      if (b.next_framer) bits.push(`${player(b.next_framer)} frames next`);
+    }
+    const cast = Object.entries(b.cast).map(([ch, seat]) => `${charName(Number(ch))} (${player(seat)})`);
+    $("scene-line").replaceChildren(el("span", {}, bits.join(" · ")),
+      cast.length ? el("span", { class: "cast" }, "Cast: " + cast.join(", ")) : "");
+    $("conflicts").replaceChildren(...b.conflicts.map(conflictCard));
+    if (!b.conflicts.length) $("conflicts").append(el("p", { class: "hint" }, "No conflicts on the table."));
+  }
+
+  function conflictCard(c) {
+    return el("article", { class: "conflict", dataset: { conflict: c.id } },
+      el("h3", {}, `#${c.id} ${c.kind === "goal" ? "Goal" : "Event"}: ${c.text}`),
+      el("p", { class: "meta" }, `created by ${player(c.creator)}`,
+        c.names.length ? ` · names ${c.names.map(charName).join(", ")}` : "",
+        c.controlling_side !== null ? ` · controlled by “${c.sides[c.controlling_side].label}”` : ""),
+      el("div", { class: "sides" }, c.sides.map((s) => el("div", {
+        class: "side" + (c.controlling_side === s.index ? " controlling" : ""),
+      },
+      el("h4", {}, s.label, el("span", { class: "total", "aria-label": `total ${s.total}` }, ` ${s.total}`)),
+      el("p", { class: "meta" },
+        s.claimed_by ? `claimed by ${player(s.claimed_by)}` : "unclaimed",
+        s.allies.length ? ` · allies: ${s.allies.map(charName).join(", ")}` : ""),
+      el("div", { class: "dice" }, s.dice.map((d) => die(d.id, d.value,
+        `${d.controller ? ", controlled by " + player(d.controller) : ""}${d.staked ? `, ${d.staked} Debt staked` : ""}`,
+        d.staked ? `+${d.staked}` : "")))))));
+  }
+
+  function renderLedgers() {
+    const ledgers = S.past ? S.past.ledgers : S.ledgers;
+    $("ledgers").replaceChildren(...ledgers.map((l) => el("article", {
+      class: "ledger" + (l.seat === S.me.seat ? " mine" : ""), dataset: { seat: l.seat },
+    },
+    el("h3", {}, `${l.name}`, l.seat === S.me.seat ? " (you)" : "", el("span", { class: "meta" }, ` seat ${l.seat}`)),
+    el("p", {}, el("span", { class: "tokens" }, `${l.tokens} Story Token${l.tokens === 1 ? "" : "s"}`),
+      " · Inspirations: ", l.inspirations.length
+        ? l.inspirations.map((i) => `#${i.id} (${i.value})`).join(", ") : "none"),
+    l.characters.map((ch) => el("div", { class: "character" },
+      el("strong", {}, ch.name),
+      drivesTable(ch.drives),
+      ch.staked.length ? el("p", { class: "meta" }, "Staked: " + ch.staked.map((s) => `${s.amount} ${s.drive} on #${s.conflict} die ${s.die}`).join(", ")) : "",
+      ch.blocked.length ? el("p", { class: "meta" }, "Blocked: " + ch.blocked.join(", ")) : "")))));
+  }
+
+  function renderCharacters() {
+    $("characters").replaceChildren(...S.characters.map((ch) => el("details", { class: "sheet" },
+      el("summary", {}, `${ch.name} — ${player(ch.created_by)}’s, ${ch.method}`),
+      el("ul", { class: "abilities" }, ch.abilities.map((a) => el("li", {},
+        `${a.name}: ${a.category} ${a.rating}${a.super ? " (super)" : ""}`))),
+      ch.exemplars.length ? el("p", { class: "meta" }, "Exemplars: " +
+        ch.exemplars.map((x) => `${charName(x.other)} (${x.drive})`).join(", ")) : "")));
+    const mine = S.characters.filter((c) => c.created_by === S.me.seat);
+    const ex = $("exemplar-form");
+    const fill = (select, items) => {
+      const before = select.value;
+      select.replaceChildren(...items.map(([v, label]) => el("option", { value: v }, label)));
+      if ([...select.options].some((o) => o.value === before)) select.value = before;
+    };
+    fill(ex.elements.character, mine.map((c) => [c.id, c.name]));
+    fill(ex.elements.exemplar, S.characters.map((c) => [c.id, c.name]));
+    fill(ex.elements.drive, DRIVES.map((d) => [d, d]));
+    $("link-exemplar").hidden = S.me.seat === null;
+    $("new-character").hidden = S.me.seat === null;
+  }
+
+  // -- characters -----------------------------------------------------------------------------
+
+  const chForm = $("character-form");
+  $("ch-drive-inputs").append(...DRIVES.map((d) => el("label", { class: "drive" }, d,
+    el("input", { type: "number", name: `drive-${d}`, min: 0, max: 5, "aria-label": `${d} strength` }))));
+  chForm.addEventListener("change", (ev) => {
+    if (ev.target.name === "method") {
+      for (const part of chForm.querySelectorAll("[data-method]")) part.hidden = part.dataset.method !== ev.target.value;
+    }
+    if (ev.target.name === "undifferentiated") {
+      for (const i of $("ch-drive-inputs").querySelectorAll("input")) i.disabled = ev.target.checked;
+    }
+  });
+  const list = (text) => text.split(",").map((x) => x.trim()).filter(Boolean);
+
+  function fieldError(name, text) {
+    const box = chForm.querySelector(`[data-for="${name}"]`);
+    box.textContent = text;
+    const input = chForm.querySelector(`[name="${name}"], [name="${name}_name"]`) || chForm.querySelector(`[name="${name}_abilities"]`);
+    if (input) { input.setAttribute("aria-invalid", "true"); input.setAttribute("aria-describedby", box.id || ""); }
+  }
+
+  function buildOf(f) {
+    if (f.get("method") === "freeform") {
+      const abilities = [];
+      for (const [n, line] of f.get("abilities").split("\n").entries()) {
+        if (!line.trim()) continue;
+        const [name, category, rating, sup] = line.split(",").map((x) => x.trim());
+        if (!name || !category || !rating) throw ["abilities", `line ${n + 1}: write name, category, rating`];
+        abilities.push({ name, category: category.toLowerCase(), rating: Number(rating), super: /super/i.test(sup || "") });
+      }
+      return { method: "freeform", abilities };
+    }
+    const ratings = {};
+    for (const line of f.get("ratings").split("\n")) {
+      if (!line.trim()) continue;
+      const [name, rating] = line.split("=").map((x) => x.trim());
+      ratings[name] = Number(rating);
+    }
+    return {
+      method: "click_and_lock", set_kind: f.get("set_kind"),
+      set: { name: f.get("set_name") || "Set", abilities: list(f.get("set_abilities")), styles: list(f.get("set_styles")) },
+      persona: { name: f.get("persona_name") || "Persona", abilities: list(f.get("persona_abilities")), styles: list(f.get("persona_styles")) },
+      crossed_out: list(f.get("crossed_out")), ratings,
+    };
+  }
+
+  /* Which field a refusal is about: a 400's error key, else the rule's area. */
+  function faultOf(err, method) {
+    const p = err.problem || {};
+    const key = JSON.stringify(p.errors || "");
+    const text = (err.message || "") + key;
+    if (p.rule === "R-X-CHAR-1" || /\.name"/.test(key) && !/build/.test(key)) return "name";
+    if (p.rule === "R-CHAR-5" || /drives/.test(key)) return "drives";
+    if (method === "click_and_lock") {
+      if (/cross/i.test(text)) return "crossed_out";
+      if (/Persona|persona/.test(text)) return "persona";
+      if (/Set|\.set/.test(text)) return "set";
+      return "ratings";
+    }
+    if (/^R-CHAR-/.test(p.rule || "") || /build|abilit/.test(key)) return "abilities";
+    return "form";
+  }
+
+  chForm.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    for (const e of chForm.querySelectorAll(".field-error")) e.textContent = "";
+    for (const e of chForm.querySelectorAll("[aria-invalid]")) e.removeAttribute("aria-invalid");
+    const f = new FormData(chForm);
+    const method = f.get("method");
+    let command;
+    try {
+      command = { type: "create_character", name: f.get("name").trim(), build: buildOf(f) };
+      if (!command.name) throw ["name", "Give the character a name."];
+    } catch (e) {
+      if (Array.isArray(e)) { fieldError(e[0], e[1]); return; }
+      throw e;
+    }
+    if (!f.get("undifferentiated")) {
+      command.drives = Object.fromEntries(DRIVES.map((d) => [d, Number(f.get(`drive-${d}`) || 0)]).filter(([, n]) => n > 0));
+    }
+    try {
+      const done = await call("POST", "/commands", { command, narration: $("narration").value });
+      document.body.dataset.applied = done.version;
+      $("narration").value = "";
+      chForm.reset();
+      for (const part of chForm.querySelectorAll("[data-method]")) part.hidden = part.dataset.method !== "freeform";
+      for (const i of $("ch-drive-inputs").querySelectorAll("input")) i.disabled = false;
+      $("new-character").open = false;
+    } catch (err) {
+      fieldError(faultOf(err, method), problemText(err));
+    }
+  });
+
+  $("exemplar-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const f = ev.target.elements;
+    $("exemplar-error").textContent = "";
+    try {
+      const done = await call("POST", "/commands", { command: { type: "link_exemplar", character: Number(f.character.value), exemplar: Number(f.exemplar.value), drive: f.drive.value }, narration: $("narration").value });
+      document.body.dataset.applied = done.version;
+      $("narration").value = "";
+    } catch (err) { $("exemplar-error").textContent = problemText(err); }
+  });
+
+
+  /* The fields a move's form sends as text; the others are numbers. */
+  const strings = new Set(["text", "ability", "kind", "drive"]);
+
+  /* The fields of a Conflict's creation that make up one value. */
+  function fill(command, name, kind, form) {
+    if (name === "side0" || name === "side1") {
+      command.sides = [form.elements.side0.value || "For", form.elements.side1.value || "Against"];
+      return true;
+    }
+    return false;
+  }
+
+  function summary(b) {
+    return b.scene ? `Scene ${b.scene}, page ${b.page || "–"}, ${human(b.phase || "between pages")}` : "Between scenes";
+  }
+
+  /* Table talk on its own: the ``narrate`` command. */
+  const say = (text) => ({ type: "narrate", text });
+
+  return { MOVES, options, strings, fill, choiceText, renderBoard, renderLedgers, renderCharacters, summary, say };
+};

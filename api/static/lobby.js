@@ -1,0 +1,38 @@
+/* The lobby: open a campaign and go to its table as its owner. */
+"use strict";
+(() => {
+  const { el, api, tables, remember, problemText } = Capes;
+  const form = document.getElementById("open-campaign");
+  const error = document.getElementById("open-error");
+
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    error.textContent = "";
+    const f = new FormData(form);
+    const body = {
+      name: f.get("name"),
+      edition: f.get("edition"),
+      starting_tokens: Number(f.get("starting_tokens") || 0),
+      options: {
+        dispute_threshold: f.get("dispute_threshold"),
+        owner_settles: f.get("owner_settles") === "on",
+        dispute_minutes: Number(f.get("dispute_minutes") || 1440),
+      },
+    };
+    try {
+      const opened = await api(null, "POST", "/campaigns", body);
+      remember({ id: opened.campaign_id, name: body.name, role: "owner", token: opened.owner_token });
+      location.assign(`/play/${opened.campaign_id}#token=${opened.owner_token}`);
+    } catch (err) {
+      error.textContent = problemText(err);
+    }
+  });
+
+  const list = document.getElementById("my-tables");
+  const mine = tables();
+  if (!mine.length) list.append(el("li", { class: "hint", text: "None yet." }));
+  for (const t of mine) {
+    list.append(el("li", {}, el("a", { href: `/play/${t.id}#token=${t.token}` }, t.name),
+      ` (${t.role})`));
+  }
+})();

@@ -1,0 +1,583 @@
+/* The table: board, ledgers, legal moves, log and record of one campaign, kept live by the
+   campaign's event stream. Everything goes through the HTTP API; no rule is checked here:
+   the server refuses what is illegal, and a refusal that asks for a choice (422 with
+   ``choices``) becomes a picker of exactly those choices.
+
+   This file is the same for every edition: the status, the moves' forms, the picker, the
+   record (undo, disputes, time slider, fork, verify), seats, the log and the live stream.
+   What an edition shows and asks differently (its moves and their fields, its board, ledgers
+   and character sheets) comes from ``Capes.editions[<the body's data-edition>]``, a
+   function of this table's shared helpers (edition-capes.js, edition-capees.js). */
+"use strict";
+(() => {
+  const { el, api, problemText } = Capes;
+  const $ = (id) => document.getElementById(id);
+  const ID = document.body.dataset.campaign;
+  const BASE = `/campaigns/${ID}`;
+  const TOKEN = Capes.token(ID);
+  const RECORD_EVENTS = new Set(["TableOptionsSet", "Undone", "DisputeOpened", "DisputeVoted",
+    "DisputeSettled", "Rewound", "ForkMade", "ForkedFrom", "DiceCommitted", "SeatSeedAdded",
+    "SeedsClosed", "DiceRevealed", "ImportedFrom"]);
+  const LOG_SHOWN = 300;
+
+  /* What this page knows; ``past`` is the board and ledgers at an earlier event. */
+  const S = {
+    me: { seat: null, owner: false }, version: 0, board: null, ledgers: [], characters: [],
+    record: null, commands: new Map(), past: null, refreshing: false, again: false,
+  };
+  const call = (method, path, body) => api(TOKEN, method, BASE + path, body);
+
+  // -- helpers ------------------------------------------------------------------------------
+
+  const player = (seat) => (S.board && S.board.players[seat - 1]) || `seat ${seat}`;
+  const charName = (id) => (S.characters.find((c) => c.id === id) || {}).name || `#${id}`;
+  const human = (type) => type.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ")
+    .replace(/^./, (c) => c.toUpperCase()).replace(/ [A-Z]/g, (c) => c.toLowerCase());
+  const myLedger = () => S.ledgers.find((l) => l.seat === S.me.seat);
+
+  /* A character's Drives: strength and Debt (both editions' ledgers carry them). */
+  const drivesTable = (drives) => el("table", { class: "drives" },
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Drive"), el("th", { scope: "col" }, "Strength"), el("th", { scope: "col" }, "Debt"))),
+    el("tbody", {}, drives.map((d) => el("tr", { class: d.overdrawn ? "overdrawn" : "" },
+      el("th", { scope: "row" }, d.name + (d.overdrawn ? " (overdrawn)" : "")),
+      el("td", {}, String(d.strength)), el("td", {}, String(d.debt))))));
+
+  /* A die as a die: its value, a label for screen readers, a small mark (staked Debt). */
+  const die = (id, value, more, mark) => el("span", {
+    class: "die", role: "img", "aria-label": `die ${id} showing ${value}${more || ""}`, title: `die ${id}`,
+  }, String(value), mark ? el("sub", {}, mark) : "");
+
+  /* The edition's part of the table (moves, board, ledgers, characters). */
+  const E = Capes.editions[document.body.dataset.edition]({
+    S, $, el, call, send, player, charName, human, myLedger, drivesTable, die, problemText,
+  });
+  const MOVES = E.MOVES;
+
+  function setBusy(on) {
+    if (on) document.body.dataset.busy = "1"; else delete document.body.dataset.busy;
+  }
+
+  // -- the moves ----------------------------------------------------------------------------
+
+  /* Each legal move (a command type of ``waiting_for``) is a form made from the edition's
+     ``MOVES[type] = [label, fields, action]``: a field is [name, kind, label, initial]; kinds
+     "text", "count", "dice", "bool", "names" are inputs, any other a select of the edition's
+     ``options(kind, form)``. ``action`` (if any) runs instead of sending the command. */
+  function fillSelect(select, kind, form) {
+    const before = select.value;
+    select.replaceChildren(...E.options(kind, form).map(([v, label, disabled]) =>
+      el("option", { value: v, disabled: !!disabled }, label + (disabled ? " (blocked)" : ""))));
+    if ([...select.options].some((o) => o.value === before)) select.value = before;
+  }
+
+  function moveForm(type) {
+    const [label, fields, action] = MOVES[type] || [human(type), []];
+    const form = el("form", { class: fields.length ? "move" : "move quick", dataset: { move: type } });
+    const box = el("div", { class: "fields" });
+    if (fields.length) form.append(el("h3", {}, label), box);
+    for (const [name, kind, text, initial] of fields) {
+      const id = `mv-${type}-${name}`;
+      const cell = el("div", { class: "field" });
+      box.append(cell);
+      if (kind === "bool") {
+        cell.append(el("label", { class: "check" },
+          el("input", { type: "checkbox", id, name, checked: !!initial }), " " + text));
+        continue;
+      }
+      cell.append(el("label", { for: id }, text));
+      if (kind === "text" || kind === "count" || kind === "dice") {
+        cell.append(el("input", { id, name, autocomplete: "off",
+          type: kind === "count" ? "number" : "text", min: kind === "count" ? Math.min(1, initial ?? 1) : null,
+          value: initial === undefined ? (kind === "count" ? 1 : "") : initial }));
+      } else if (kind === "names") {
+        const select = el("select", { id, name, multiple: true, size: 3 });
+        select.replaceChildren(...S.characters.map((x) => el("option", { value: x.id }, x.name)));
+        cell.append(select);
+      } else {
+        const select = el("select", { id, name, dataset: { kind } });
+        fillSelect(select, kind, form);
+        cell.append(select);
+      }
+    }
+    form.addEventListener("change", (ev) => {
+      if (ev.target.tagName === "SELECT") {
+        for (const s of form.querySelectorAll("select[data-kind]")) {
+          if (s !== ev.target) fillSelect(s, s.dataset.kind, form);
+        }
+      }
+    });
+    form.append(el("button", { type: "submit" }, label));
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      if (action) action(form); else send(commandOf(type, form));
+    });
+    return form;
+  }
+
+  function commandOf(type, form) {
+    const command = { type };
+    const [, fields] = MOVES[type] || [null, []];
+    for (const [name, kind] of fields) {
+      const input = form.elements[name];
+      if (kind === "bool") command[name] = input.checked;
+      else if (kind === "names") command.names = [...input.selectedOptions].map((o) => Number(o.value));
+      else if (kind === "dice") {
+        command.dice = input.value.split(",").map((x) => Number(x.trim())).filter(Boolean);
+      } else if (E.fill && E.fill(command, name, kind, form)) continue;
+      else if (input.value === "") continue;
+      else if (E.strings.has(kind)) command[name] = input.value;
+      else command[name] = Number(input.value);
+    }
+    if (type === "narrate" && !command.text) command.text = $("narration").value;
+    return command;
+  }
+
+  async function send(command) {
+    $("move-error").textContent = "";
+    setBusy(true);
+    try {
+      const applied = await call("POST", "/commands", { command, narration: $("narration").value });
+      $("narration").value = "";
+      closePicker();
+      document.body.dataset.applied = applied.version;
+    } catch (err) {
+      const p = err.problem || {};
+      if (err.status === 422 && p.field && p.choices && p.choices.length) openPicker(command, p);
+      else $("move-error").textContent = problemText(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  // -- the picker (a 422 with ``choices``) --------------------------------------------------
+
+  function choiceText(field, choice) {
+    const text = E.choiceText(field, choice);
+    if (text !== undefined) return text;
+    if (typeof choice === "object") return JSON.stringify(choice);
+    return String(choice);
+  }
+
+  function setPath(command, path, value) {
+    const parts = path.split(".");
+    let at = command;
+    for (const part of parts.slice(0, -1)) { at[part] = at[part] || {}; at = at[part]; }
+    at[parts[parts.length - 1]] = value;
+  }
+
+  function openPicker(command, problem) {
+    $("picker").hidden = false;
+    $("picker-title").textContent = `${problem.rule}: ${problem.detail}`;
+    $("picker-choices").replaceChildren(...problem.choices.map((choice) => el("button", {
+      type: "button", class: "choice",
+      onclick: () => { const next = structuredClone(command); setPath(next, problem.field, choice); send(next); },
+    }, choiceText(problem.field, choice))));
+    $("picker-choices").querySelector("button").focus();
+  }
+  function closePicker() { $("picker").hidden = true; $("picker-choices").replaceChildren(); }
+  $("picker-cancel").addEventListener("click", closePicker);
+
+  // -- rendering ----------------------------------------------------------------------------
+
+  function renderStatus() {
+    const b = S.past ? S.past.board : S.board;
+    const waits = Object.entries(b.waiting_for).map(([seat, moves]) => [Number(seat), moves]);
+    const mine = waits.find(([seat]) => seat === S.me.seat);
+    const status = $("status");
+    status.replaceChildren();
+    if (b.closed) status.append(el("p", { class: "turn" }, "The campaign is closed."));
+    else if (mine && !S.past) {
+      status.append(el("p", { class: "turn mine" }, "It’s your move. ",
+        el("a", { href: "#moves-title", class: "jump" }, "Go to your moves")));
+    }
+    const others = waits.filter(([seat]) => seat !== S.me.seat);
+    if (others.length) {
+      status.append(el("p", { class: "turn" }, "Waiting for ",
+        others.map(([seat, moves]) => `${player(seat)} (${moves.map((m) => (MOVES[m] || [human(m)])[0].toLowerCase()).join(", ")})`).join("; "), "."));
+    }
+    if (!waits.length && !b.closed) status.append(el("p", { class: "turn" }, "Nobody is waited on."));
+  }
+
+  function renderMoves() {
+    const panel = $("moves-panel");
+    panel.hidden = S.me.seat === null || !!S.past;
+    if (panel.hidden) return;
+    const types = [...(S.board.waiting_for[S.me.seat] || [])];
+    const key = JSON.stringify([types, S.version]);
+    if (panel.dataset.key === key) return;
+    panel.dataset.key = key;
+    // Keep what the player was typing in a form that stays.
+    const kept = {};
+    for (const f of $("moves").querySelectorAll("form")) {
+      kept[f.dataset.move] = Object.fromEntries([...f.elements].filter((e) => e.name)
+        .map((e) => [e.name, e.type === "checkbox" ? e.checked : e.value]));
+    }
+    const forms = types.map(moveForm);
+    // Table talk on its own, in an edition that has a command for it (CAPEES! narrates
+    // only with a move).
+    if (E.say) forms.push(sayForm());
+    forms.sort((a, b) => b.classList.contains("quick") - a.classList.contains("quick"));
+    for (const f of forms) {
+      for (const [name, value] of Object.entries(kept[f.dataset.move] || {})) {
+        const input = f.elements[name];
+        if (!input || input.multiple) continue;
+        if (input.type === "checkbox") input.checked = value;
+        else if (input.tagName !== "SELECT" || [...input.options].some((o) => o.value === value)) input.value = value;
+      }
+      for (const s of f.querySelectorAll("select[data-kind]")) fillSelect(s, s.dataset.kind, f);
+    }
+    $("moves").replaceChildren(...forms);
+  }
+
+  /* Narration at any time (table talk, a description): the edition's ``say`` command. */
+  function sayForm() {
+    const form = el("form", { class: "move quick say", dataset: { move: "say" } },
+      el("button", { type: "submit" }, "Say it (narration only)"));
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const text = $("narration").value.trim();
+      if (!text) { $("move-error").textContent = "Write the narration first."; $("narration").focus(); return; }
+      send(E.say(text));
+    });
+    return form;
+  }
+
+
+  function isReverted(position) {
+    return S.record && S.record.reverted.some(([a, b]) => a <= position && position <= b);
+  }
+
+  function renderLog() {
+    const log = $("log");
+    const items = [];
+    // The last LOG_SHOWN moves (the export holds them all): a long campaign stays quick.
+    const all = [...S.commands];
+    if (all.length > LOG_SHOWN) {
+      items.push(el("li", { class: "record" }, `${all.length - LOG_SHOWN} earlier moves not shown: see the export`));
+    }
+    for (const [first, events] of all.slice(-LOG_SHOWN)) {
+      const head = events[0];
+      const game = events.filter((e) => !RECORD_EVENTS.has(e.type));
+      const types = events.map((e) => human(e.type));
+      const narration = events.map((e) => e.narration).filter(Boolean).join(" ");
+      items.push(el("li", {
+        class: (isReverted(first) ? "reverted " : "") + (game.length ? "" : "record"),
+        dataset: { position: first, last: events[events.length - 1].position },
+      },
+      el("span", { class: "pos" }, `#${first}`), " ",
+      el("span", { class: "by" }, head.seat ? player(head.seat) : "table"), " · ",
+      el("span", { class: "what" }, types.join(", ")),
+      narration ? el("q", { class: "narration" }, narration) : "",
+      isReverted(first) ? el("span", { class: "meta" }, " (reverted)") : ""));
+    }
+    const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 30;
+    log.replaceChildren(...items);
+    if (atEnd) log.scrollTop = log.scrollHeight;
+  }
+
+  function renderRecord() {
+    const r = S.record;
+    const box = $("record-actions");
+    box.replaceChildren();
+    if (r && r.may_undo !== null && r.may_undo === S.me.seat && !r.dispute && !S.past) {
+      box.append(el("button", { type: "button", id: "undo", onclick: () => send({ type: "undo" }) },
+        "Undo my last move"));
+    }
+    renderDispute();
+    const slider = $("slider");
+    const follow = slider.dataset.moved !== "1";
+    slider.max = String(Math.max(1, S.version));
+    if (follow) slider.value = slider.max;
+    $("slider-out").textContent = `${slider.value} of ${slider.max}`;
+  }
+
+  function renderDispute() {
+    const r = S.record;
+    const box = $("dispute");
+    box.replaceChildren();
+    if (!r || S.past) return;
+    const d = r.dispute;
+    if (d) {
+      const ayes = Object.values(d.votes).filter(Boolean).length;
+      const noes = Object.values(d.votes).length - ayes;
+      box.append(el("div", { class: "open-dispute", role: "status" },
+        el("p", {}, el("strong", {}, `Dispute #${d.id}`), ` by ${player(d.seat)} about event #${d.position}`,
+          d.actor ? ` (${player(d.actor)}’s move)` : "", `: “${d.reason}”`),
+        el("p", { class: "meta" }, `${ayes} to uphold, ${noes} against; ${d.needed} needed to uphold. Voters: ${d.voters.map(player).join(", ")}.`)));
+      if (S.me.seat !== null && d.voters.includes(S.me.seat) && !(String(S.me.seat) in d.votes)) {
+        box.append(el("div", { class: "row" },
+          el("button", { type: "button", onclick: () => send({ type: "vote", uphold: true }) }, "Vote to uphold (rewind)"),
+          el("button", { type: "button", class: "secondary", onclick: () => send({ type: "vote", uphold: false }) }, "Vote against")));
+      }
+      if (S.me.seat === d.seat) {
+        box.append(el("button", { type: "button", class: "secondary", onclick: () => send({ type: "withdraw_dispute" }) }, "Withdraw the dispute"));
+      }
+      if (S.me.owner && r.options.owner_settles) {
+        box.append(el("div", { class: "row" },
+          el("button", { type: "button", onclick: () => settle(true) }, "Uphold (owner)"),
+          el("button", { type: "button", class: "secondary", onclick: () => settle(false) }, "Reject (owner)")));
+      }
+      return;
+    }
+    if (S.me.seat === null) return;
+    const moves = [...S.commands.entries()].filter(([first, evs]) =>
+      evs.some((e) => !RECORD_EVENTS.has(e.type)) && evs[0].seat && !isReverted(first)).slice(-30).reverse();
+    if (!moves.length) return;
+    const form = el("form", { id: "dispute-form", class: "stack" },
+      el("label", { for: "dispute-move" }, "Dispute a move"),
+      el("select", { id: "dispute-move", name: "position" }, moves.map(([first, evs]) =>
+        el("option", { value: first }, `#${first} ${player(evs[0].seat)}: ${evs.map((e) => human(e.type)).join(", ")}`))),
+      el("label", { for: "dispute-reason" }, "Why"),
+      el("input", { id: "dispute-reason", name: "reason", maxlength: 1000, autocomplete: "off" }),
+      el("div", { class: "row" },
+        el("button", { type: "button", id: "dispute-preview", class: "secondary", onclick: () => preview(form) }, "Preview without it"),
+        el("button", { type: "submit" }, "Open the dispute")),
+      el("div", { id: "preview" }));
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const reason = form.elements.reason.value.trim();
+      if (!reason) { $("record-error").textContent = "Say why you dispute it."; return; }
+      $("record-error").textContent = "";
+      send({ type: "open_dispute", position: Number(form.elements.position.value), reason });
+    });
+    box.append(form);
+  }
+
+  async function preview(form) {
+    try {
+      const p = await call("GET", `/disputes/preview?position=${Number(form.elements.position.value)}`);
+      const b = p.board;
+      $("preview").replaceChildren(el("div", { class: "preview", role: "status" },
+        el("p", {}, `Upheld, the game goes back to just before event #${p.first}: `,
+          `${p.reverted.length} event${p.reverted.length === 1 ? "" : "s"} undone (`,
+          p.reverted.map((e) => human(e.type)).join(", "), ").",),
+        el("p", { class: "meta" }, E.summary(b),
+          `; waiting for ${Object.keys(b.waiting_for).map((s) => player(Number(s))).join(", ") || "nobody"}.`)));
+    } catch (err) {
+      $("record-error").textContent = problemText(err);
+    }
+  }
+
+  async function settle(uphold) {
+    try { await call("POST", "/disputes/settle", { uphold }); } catch (err) { $("record-error").textContent = problemText(err); }
+  }
+
+  function renderOwner() {
+    $("owner").hidden = !S.me.owner;
+    if (!S.me.owner) return;
+    const links = JSON.parse(localStorage.getItem(`capes:links:${ID}`) || "{}");
+    $("seats").replaceChildren(...S.board.players.map((name, i) => {
+      const seat = i + 1;
+      const id = `link-${seat}`;
+      return el("li", { class: "seat", dataset: { seat } },
+        el("label", { for: id }, `${name}’s invitation link (seat ${seat})`),
+        el("div", { class: "row" },
+          el("input", { id, readonly: true, value: links[seat] || "", placeholder: "(not in this browser: issue a new link)", class: "link" }),
+          el("button", { type: "button", class: "secondary", onclick: () => copy(id) }, "Copy"),
+          el("button", { type: "button", class: "secondary", onclick: () => newLink(seat) }, "New link")));
+    }));
+  }
+
+  function saveLink(seat, token) {
+    const links = JSON.parse(localStorage.getItem(`capes:links:${ID}`) || "{}");
+    links[seat] = `${location.origin}/play/${ID}#token=${token}`;
+    localStorage.setItem(`capes:links:${ID}`, JSON.stringify(links));
+  }
+
+  async function newLink(seat) {
+    try {
+      const issued = await call("POST", `/seats/${seat}/token`);
+      saveLink(seat, issued.token);
+      renderOwner();
+    } catch (err) { $("invite-error").textContent = problemText(err); }
+  }
+
+  function copy(id) {
+    const input = $(id);
+    input.select();
+    if (navigator.clipboard) navigator.clipboard.writeText(input.value).catch(() => {});
+  }
+
+  $("invite").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    $("invite-error").textContent = "";
+    const name = $("invite-name").value.trim();
+    try {
+      const taken = await call("POST", "/seats", { name });
+      saveLink(taken.seat, taken.token);
+      $("invite-name").value = "";
+      // The seat shows with its link when the stream brings the new board.
+    } catch (err) { $("invite-error").textContent = problemText(err); }
+  });
+
+  function render() {
+    if (!S.board) return;
+    E.renderBoard();
+    renderStatus();
+    E.renderLedgers();
+    E.renderCharacters();
+    renderMoves();
+    renderRecord();
+    renderOwner();
+    renderLog();
+    $("past").hidden = !S.past;
+    if (S.past) $("past-version").textContent = `#${S.past.version}`;
+  }
+
+  // -- live ---------------------------------------------------------------------------------
+
+  async function refresh() {
+    if (S.refreshing) { S.again = true; return; }
+    S.refreshing = true;
+    try {
+      do {
+        S.again = false;
+        const v = S.version;
+        const [ledgers, characters, record] = await Promise.all([
+          call("GET", `/ledgers?version=${v}`), call("GET", `/characters?version=${v}`),
+          call("GET", "/record")]);
+        Object.assign(S, { ledgers, characters, record });
+        $("fatal").hidden = true;
+        $("fatal").textContent = "";
+        render();
+        if (!S.again) document.body.dataset.version = String(v);
+      } while (S.again);
+    } catch (err) {
+      // Unreachable (the server restarting): the stream's next board message refreshes again.
+      if (err instanceof Capes.Problem) {
+        $("fatal").hidden = false;
+        $("fatal").textContent = problemText(err);
+      }
+    } finally {
+      S.refreshing = false;
+    }
+  }
+
+  function listen() {
+    const source = new EventSource(`${BASE}/events/stream?after=0&plain=true&board=true`);
+    let dropped = false;
+    source.onopen = () => {
+      $("live").textContent = "live";
+      $("live").className = "live on";
+      if (dropped) document.body.dataset.reconnected = "1";
+    };
+    // The browser reconnects by itself, sending Last-Event-ID: the stream resumes after it.
+    source.onerror = () => {
+      dropped = true;
+      $("live").textContent = "reconnecting…";
+      $("live").className = "live off";
+    };
+    source.onmessage = (message) => {
+      const data = JSON.parse(message.data);
+      if (data.type === "board") {
+        S.board = data.board;
+        S.version = data.version;
+        refresh();
+        return;
+      }
+      const list = S.commands.get(data.command) || [];
+      if (!list.some((e) => e.position === data.position)) list.push(data);
+      S.commands.set(data.command, list);
+    };
+  }
+
+  // -- the record: time slider, fork, verify --------------------------------------------------
+
+  let sliderTimer = null;
+  $("slider").addEventListener("input", () => {
+    const slider = $("slider");
+    slider.dataset.moved = slider.value === slider.max ? "" : "1";
+    $("slider-out").textContent = `${slider.value} of ${slider.max}`;
+    clearTimeout(sliderTimer);
+    sliderTimer = setTimeout(() => lookBack(Number(slider.value)), 150);
+  });
+
+  async function lookBack(version) {
+    if (version >= S.version) { backToNow(); return; }
+    try {
+      const [board, ledgers] = await Promise.all([
+        call("GET", `/board?version=${version}`), call("GET", `/ledgers?version=${version}`)]);
+      S.past = { version, board, ledgers };
+      document.body.dataset.past = String(version);
+      $("fork-result").replaceChildren();
+      render();
+    } catch (err) { $("record-error").textContent = problemText(err); }
+  }
+
+  function backToNow() {
+    S.past = null;
+    delete document.body.dataset.past;
+    $("slider").dataset.moved = "";
+    render();
+  }
+  $("back-to-now").addEventListener("click", backToNow);
+
+  $("fork-here").addEventListener("click", async () => {
+    try {
+      const forked = await call("POST", "/forks", { version: S.past.version });
+      const url = `/play/${forked.campaign_id}#token=${forked.owner_token}`;
+      Capes.remember({ id: forked.campaign_id, name: `${S.board.name} (fork)`, role: "owner", token: forked.owner_token });
+      $("fork-result").replaceChildren(el("a", { href: url, target: "_blank", rel: "noreferrer noopener", id: "fork-link" },
+        `Open the fork (from event #${forked.version}) as its owner`));
+    } catch (err) { $("record-error").textContent = problemText(err); }
+  });
+
+  $("verify").addEventListener("click", async () => {
+    const out = $("verify-result");
+    out.textContent = "checking…";
+    out.className = "";
+    try {
+      const report = await call("GET", "/verify");
+      out.textContent = report.ok
+        ? `✓ verified: ${report.events} events, chain intact${report.fair ? ", every die fair" : ""}`
+        : `✗ ${report.discrepancy ? report.discrepancy.check + " at event " + report.discrepancy.position + ": " + report.discrepancy.message : "failed"}`;
+      out.className = report.ok ? "ok" : "bad";
+      out.dataset.ok = String(report.ok);
+    } catch (err) { out.textContent = problemText(err); out.className = "bad"; }
+  });
+
+  // -- start ----------------------------------------------------------------------------------
+
+  /* The first load, tried again while the server cannot be reached (it may be restarting). */
+  async function start() {
+    for (let wait = 500; ; wait = Math.min(wait * 2, 5000)) {
+      try {
+        await load();
+        return;
+      } catch (err) {
+        if (err instanceof Capes.Problem) throw err;
+        $("live").textContent = "cannot reach the server: trying again…";
+        await new Promise((done) => setTimeout(done, wait));
+      }
+    }
+  }
+
+  async function load() {
+    if (!TOKEN) {
+      $("fatal").hidden = false;
+      $("fatal").textContent = "This page needs your invitation link (it ends in #token=…). Ask the campaign’s owner for it.";
+      $("live").textContent = "";
+      return;
+    }
+    try {
+      S.me = await call("POST", "/session");
+    } catch (err) {
+      if (!(err instanceof Capes.Problem)) throw err;  // unreachable: start() tries again
+      $("fatal").hidden = false;
+      $("fatal").textContent = err.status === 401
+        ? "This link no longer works (a new one was issued, or it is not this campaign’s). Ask the owner for a new one."
+        : problemText(err);
+      return;
+    }
+    $("who").textContent = S.me.owner ? "You are the owner" : `You are seat ${S.me.seat}`;
+    $("export").href = `${BASE}/export`;
+    const summary = await call("GET", "");
+    Capes.remember({ id: ID, name: summary.name, role: S.me.owner ? "owner" : `seat ${S.me.seat}`, token: TOKEN });
+    S.board = await call("GET", "/board");
+    S.version = summary.version;
+    await refresh();
+    if (!S.me.owner) $("who").textContent = `You are ${player(S.me.seat)} (seat ${S.me.seat})`;
+    listen();
+  }
+  start();
+})();

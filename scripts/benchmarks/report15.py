@@ -1,0 +1,182 @@
+"""docs/benchmarks.md, issue 15's section: every game figure against the bare route and the
+control (``scripts/lean_app.py``) of the same run, several workers on PostgreSQL, and many
+tables at once. ``--tables-only`` replaces the tables' own subsection alone (``with_section``
+of :mod:`benchmarks.report` with :data:`TABLES_HEADING`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks.tables import COMMAND_P99_MS, DELIVERY_P99_MS, TARGET_TABLES
+from benchmarks.workers import TARGET_SCALING
+
+HEADING = "## Issue 15: the HTTP path against its control"
+TABLES_HEADING = "### Many tables at once"
+TARGET_BOARD = 0.6
+TARGET_MIX = 0.4
+TARGET_P99 = 10.0
+
+
+def _yes(met: bool) -> str:
+    return "**yes**" if met else "**no**"
+
+
+def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
+                   t: dict[str, Any] | None, ryw: dict[str, Any] | None = None) -> str:
+    w: list[str] = []
+    add = w.append
+    add(HEADING)
+    add("")
+    if h is None or "skipped" in h or "lean_max" not in h:
+        add("Not measured in this run (`--no-http`, or wrk missing).")
+        add("")
+        return "\n".join(w)
+    bare, lean, game = h["bare_max"], h["lean_max"], h["game_max"]
+    lb, gb, half = h["lean_board"], h["game_board"], h["game_half"]
+    board_bare, board_lean = gb["rps"] / bare["rps"], gb["rps"] / lb["rps"]
+    mix_bare = game["commands_per_s"] / bare["rps"]
+    mix_lean = game["commands_per_s"] / lean["commands_per_s"]
+    p99c, p99r = half["command_latency_ms"]["p99"], half["read_latency_ms"]["p99"]
+    add("Ratios of one run: the bare route (`scripts/bare_app.py`), the control "
+        "(`scripts/lean_app.py`: the game's routes in their shape — bearer token checked by a "
+        "`Provide` dependency, the whole `CommandRequest` union decoded, a three-event "
+        "`Applied` or a mid-scene board answered — with no game behind them) and the game "
+        "server, each under the same wrk load, alternating, the best run of each.")
+    add("")
+    add("| target (issue 15) | measured | against the control | met |")
+    add("|---|---|---|---|")
+    add(f"| `GET /board` of a mid-scene campaign ≥ {TARGET_BOARD} of the bare route | "
+        f"{gb['rps']:.0f} req/s against {bare['rps']:.0f}: **{board_bare:.2f}** | control "
+        f"{lb['rps']:.0f} req/s ({lb['rps'] / bare['rps']:.2f} of bare): the game's board "
+        f"is **{board_lean:.2f}** of it | {_yes(board_bare >= TARGET_BOARD)} |")
+    add(f"| game mix commands/s ≥ {TARGET_MIX} of the bare route (1 worker, SQLite) | "
+        f"{game['commands_per_s']:.0f} commands/s: **{mix_bare:.2f}** | control "
+        f"{lean['commands_per_s']:.0f} commands/s ({lean['commands_per_s'] / bare['rps']:.2f} "
+        f"of bare): the game is **{mix_lean:.2f}** of it | {_yes(mix_bare >= TARGET_MIX)} |")
+    add(f"| p99 of commands and of reads at half load < {TARGET_P99:g} ms | commands "
+        f"**{p99c:.2f} ms**, reads **{p99r:.2f} ms** at {half['achieved_rate']:.0f} req/s | "
+        f"the paced driver alone (bare route, same rate): "
+        f"{h['bare_at_game_half']['latency_ms']['p99']:.2f} ms | "
+        f"{_yes(p99c < TARGET_P99 and p99r < TARGET_P99)} |")
+    if wk is not None and "skipped" not in wk:
+        add(f"| PostgreSQL, `--workers 2` against 1 (same mix) ≥ {TARGET_SCALING}x | "
+            f"{wk['game1']['commands_per_s']:.0f} → {wk['game2']['commands_per_s']:.0f} "
+            f"commands/s: **{wk['scaling']:.2f}x** | the control with 2 uvicorn workers "
+            f"against 1: **{wk['control_scaling']:.2f}x** ({wk['lean1']['rps']:.0f} → "
+            f"{wk['lean2']['rps']:.0f} req/s) | {_yes(wk['scaling'] >= TARGET_SCALING)} |")
+    else:
+        add("| PostgreSQL, `--workers 2` against 1 | not measured in this run | | |")
+    if t is not None:
+        for run in t["runs"]:
+            add(f"| ≥ {TARGET_TABLES} tables (4 streams each) with command p99 < "
+                f"{COMMAND_P99_MS:g} ms and delivery p99 < {DELIVERY_P99_MS:g} ms, "
+                f"{run['store']} ({run['workers']} worker(s)) | largest N that held: "
+                f"**{run['largest']}** (see below) | | {_yes(run['largest'] >= TARGET_TABLES)} |")
+    add("")
+    add("| run | req/s | commands/s | p50 | p99 | of bare | of the control |")
+    add("|---|---|---|---|---|---|---|")
+    rows: list[tuple[str, dict[str, Any], float, float | None]] = [
+        ("bare route (POST)", bare, bare["rps"], None),
+        ("control: the mix", lean, lean["rps"], None),
+        ("**game: the mix**", game, game["rps"], game["rps"] / lean["rps"]),
+        ("control: `GET /board`", lb, lb["rps"], None),
+        ("**game: `GET /board`**", gb, gb["rps"], board_lean),
+    ]
+    for label, r, rate, of_lean in rows:
+        add(f"| {label} | {rate:.0f} | {r['commands_per_s']:.0f} | {r['p50_us'] / 1000:.2f} "
+            f"ms | {r['p99_us'] / 1000:.2f} ms | {rate / bare['rps']:.2f} | "
+            f"{'' if of_lean is None else f'{of_lean:.2f}'} |")
+    add("")
+    add("Commands/s of the control count what it answers (it runs nothing); its mix is the "
+        "same Lua script on the same campaigns. Half load: `scripts/paced_load.py` (see "
+        "\"Method\" below) at half the game mix's best rate, latencies from each request's "
+        "scheduled time.")
+    add("")
+    if wk is not None and "skipped" not in wk:
+        add("### Several workers on PostgreSQL")
+        add("")
+        add("| server | workers | req/s | commands/s | p99 | refused | cores: server / load "
+            "generator / others |")
+        add("|---|---|---|---|---|---|---|")
+        two = "game (Redis; read models in `capes projections run`)"
+        for key, label, n in (("game1", "game", 1), ("game2", two, 2),
+                              ("lean1", "control", 1), ("lean2", "control", 2)):
+            r = wk[key]
+            c = r["cpu"]
+            add(f"| {label} | {n} | {r['rps']:.0f} | {r['commands_per_s']:.0f} | "
+                f"{r['p99_us'] / 1000:.2f} ms | {r['bad']} | {c['server_cores']:.2f} / "
+                f"{c['client_cores']:.2f} / {c['other_cores']:.2f} |")
+        add("")
+        add("Each run: a fresh schema, campaigns prepared over HTTP, the mix of "
+            "`scripts/bench_game.lua` (16 connections; each plays its own campaigns). The "
+            "control is what a second uvicorn worker adds on this machine when the server "
+            "does nothing: the game cannot scale better than that.")
+        add("")
+    if ryw:
+        add("### Read-your-writes")
+        add("")
+        add("A command, then at once `GET /timeline?position=<its position>` (which waits "
+            "for the timeline read model); the time from the command's answer to the "
+            "timeline's, one campaign, one after another (`scripts/benchmarks/ryw.py`). "
+            "External: the read models run in `capes projections run` beside the server "
+            "(`CAPES_PROJECTIONS=external`), which on SQLite polls the store every 0.2 s and "
+            "on PostgreSQL wakes on its NOTIFY; internal: the server runs them and catches "
+            "them up itself when a query asks. The board and ledgers with `?position=` are "
+            "answered from the writer's campaigns in memory and never wait.")
+        add("")
+        add("| read models | p50 | p90 | max | samples |")
+        add("|---|---|---|---|---|")
+        for name, r in ryw.items():
+            add(f"| {name} | {r['p50_ms']:.1f} ms | {r['p90_ms']:.1f} ms | "
+                f"{r['max_ms']:.1f} ms | {r['samples']} |")
+        add("")
+    if t is not None:
+        add(tables_report(t))
+    return "\n".join(w)
+
+
+def tables_report(t: dict[str, Any]) -> str:
+    w: list[str] = []
+    add: Callable[[str], None] = w.append
+    add(TABLES_HEADING)
+    add("")
+    add(f"N campaigns of 4 seats; every seat holds the live-event stream open (4 N streams); "
+        f"each table sends one `narrate` every 5 s (open loop, tables spread over the 5 s) and "
+        f"one `GET /board` once it is answered; {t['seconds']:g} s of load per N "
+        "(`scripts/tables_load.py`, one Python process with uvloop). Delivery: from a "
+        "command's answer to its event on each of the other three seats' streams (0 when the "
+        f"event came first). The process's open-file limit was {t['file_limit']} (raised to "
+        "the hard limit; see the README). A step holds when command p99 < "
+        f"{COMMAND_P99_MS:g} ms, delivery p99 < {DELIVERY_P99_MS:g} ms, every stream opened, "
+        "every delivery arrived and 99% of the commands were answered; the steps stop at the "
+        "first that does not.")
+    add("")
+    add("| store | N | streams | commands p50 / p99 | board p99 | delivery p50 / p99 / max | "
+        "missing | server KiB per stream | server cores | load generator cores | others | "
+        "holds |")
+    add("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for run in t["runs"]:
+        for s in run["steps"]:
+            add(f"| {run['store']} ({run['workers']} worker(s)) | {s['tables']} | "
+                f"{s['opened']} of {s['streams']} | {s['command_p50_ms']:.1f} / "
+                f"{s['command_p99_ms']:.1f} ms | {s['read_p99_ms']:.1f} ms | "
+                f"{s['delivery_p50_ms']:.1f} / {s['delivery_p99_ms']:.1f} / "
+                f"{s['delivery_max_ms']:.0f} ms | {s['missing_deliveries']} | "
+                f"{s['kib_per_stream']:.1f} | {s['server_cores']:.2f} | "
+                f"{s['client_cores']:.2f} | {s['cpu']['other_cores']:.2f} | "
+                f"{'yes' if s['holds'] else 'no'} |")
+    add("")
+    for run in t["runs"]:
+        last = run["steps"][-1] if run["steps"] else None
+        if last is None:
+            continue
+        limit = ("the server's CPU (one process, one GIL)" if last["server_cores"] > 0.85
+                 else "not the server's CPU (it used "
+                 f"{last['server_cores']:.2f} cores): latency from sharing the machine "
+                 f"(other processes used {last['cpu']['other_cores']:.2f} cores)")
+        add(f"- {run['store']}: the largest N that held is **{run['largest']}**; at the last "
+            f"step ({last['tables']} tables) the limit was {limit}.")
+    add("")
+    add("")  # a blank line before the next section, whatever replaces this one
+    return "\n".join(w)

@@ -1,0 +1,123 @@
+"""Several workers on PostgreSQL (issue 15): the game mix with ``capes serve --workers 1`` and
+``--workers 2`` (Redis for the live events) on a fresh schema each, and the control — the lean
+app (``scripts/lean_app.py``, the game's route shape with no game) with one and two uvicorn
+workers — in the same run: what a second worker can add on this machine at all, whatever the
+server does.
+
+Each run: campaigns prepared over HTTP, a warm-up, then one measured ``wrk`` run of the mix
+(``scripts/bench_game.lua``; each wrk connection plays its own campaigns, so the kernel's
+spread of connections over workers spreads the campaigns too).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks import SCRIPTS
+from benchmarks.common import (
+    HOST,
+    CpuWatch,
+    free_port,
+    say,
+    start_projections,
+    start_server,
+    stop_server,
+    wait_quiet,
+    wait_ready,
+)
+from benchmarks.http import prepare_campaigns, run_wrk, write_campaigns
+from benchmarks.tables import POSTGRES, REDIS, drop_schema, fresh_schema, reachable
+
+#: The issue's target: two workers against one, same mix, PostgreSQL.
+TARGET_SCALING = 1.6
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(x) for x in
+                Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _run(argv: list[str], env: dict[str, str], port: int, tmp: Path, name: str,
+         p: dict[str, Any], lines_for: Any, projections: bool = False) -> dict[str, Any]:
+    log = tmp / f"{name}.log"
+    proc = start_server(argv, env, log)
+    runner = start_projections(env, tmp / f"{name}-projections.log") if projections else None
+    try:
+        wait_ready(proc, port, log)
+        time.sleep(2.0)  # every worker up
+        warm, measured = lines_for(port)
+        conns = p["connections"]
+        args = [str(conns), str(p["max_turns"] if "lean" not in name else 10**9)]
+        run_wrk(port, "bench_game.lua", p["warmup_seconds"], conns, [str(warm), *args])
+        wait_quiet(p["round_quiet_wait"])
+        watch = CpuWatch([proc.pid, *_children(proc.pid)])
+        result = run_wrk(port, "bench_game.lua", p["http_seconds"], conns,
+                         [str(measured), *args])
+        result |= {"cpu": watch.stop()}
+        say(f"  {name}: {result['rps']:.0f} req/s ({result['commands_per_s']:.0f} commands/s), "
+            f"p99 {result['p99_us'] / 1000:.2f} ms, refused {result['bad']}; server cores "
+            f"{result['cpu']['server_cores']:.2f}, others {result['cpu']['other_cores']:.2f}")
+        return result
+    finally:
+        stop_server(proc)
+        if runner is not None:
+            stop_server(runner)
+
+
+def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
+    if not (reachable(POSTGRES, 5432) and reachable(REDIS, 6379)):
+        say("PostgreSQL or Redis not reachable: the workers' run is skipped")
+        return {"skipped": "PostgreSQL or Redis not reachable"}
+    say("Several workers on PostgreSQL: the game mix and the control, 1 and 2 workers")
+    base = {k: v for k, v in os.environ.items() if k not in ("CAPES_DB",)}
+    base |= {"CAPES_RATE_LIMIT": "0"}
+    per_run = p["campaigns_per_run"]
+    out: dict[str, Any] = {}
+    shared: dict[str, Path] = {}
+    for workers in (1, 2):
+        url = fresh_schema(POSTGRES)
+        env = base | {"CAPES_DATABASE_URL": url}
+        if workers == 2:
+            # As the README says to run several workers: live events through Redis, the read
+            # models in a process of their own.
+            env["CAPES_REDIS_URL"] = REDIS
+            env["CAPES_PROJECTIONS"] = "external"
+        port = free_port()
+
+        def lines_for(port: int, workers: int = workers) -> tuple[Path, Path]:
+            lines = prepare_campaigns(port, 2 * per_run)
+            warm = write_campaigns(tmp / f"workers{workers}-warm.txt", lines[:per_run])
+            measured = write_campaigns(tmp / f"workers{workers}.txt", lines[per_run:])
+            shared["warm"], shared["measured"] = warm, measured
+            return warm, measured
+
+        argv = [sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port", str(port),
+                "--workers", str(workers), "--log-level", "warning"]
+        try:
+            out[f"game{workers}"] = _run(argv, env, port, tmp, f"game, {workers} worker(s)", p,
+                                         lines_for, projections=workers > 1)
+        finally:
+            drop_schema(url)
+    every = write_campaigns(tmp / "workers-all.txt", [
+        *shared["warm"].read_text().splitlines(), *shared["measured"].read_text().splitlines()])
+    for workers in (1, 2):
+        port = free_port()
+        argv = [sys.executable, "-m", "uvicorn", "--app-dir", str(SCRIPTS), "lean_app:app",
+                "--host", HOST, "--port", str(port), "--workers", str(workers),
+                "--log-level", "warning"]
+        out[f"lean{workers}"] = _run(
+            argv, base | {"CAPES_LEAN_CAMPAIGNS": str(every)}, port, tmp,
+            f"control (lean), {workers} worker(s)", p,
+            lambda _port: (shared["warm"], shared["measured"]))
+    out["scaling"] = out["game2"]["commands_per_s"] / max(1e-9, out["game1"]["commands_per_s"])
+    out["control_scaling"] = out["lean2"]["rps"] / max(1e-9, out["lean1"]["rps"])
+    say(f"  two workers against one: game {out['scaling']:.2f}x, control "
+        f"{out['control_scaling']:.2f}x (target {TARGET_SCALING}x)")
+    return out

@@ -1,0 +1,127 @@
+"""The control of ``scripts/bench``: the game's routes in their shape, with no game behind them.
+
+What one worker of this stack does for a request of the game's shape, so that a game figure
+can be read against it (and against ``scripts/bare_app.py``, a bare route) in the same run:
+
+- ``POST /campaigns/{campaign_id:uuid}/commands``: the bearer token checked by a ``Provide``
+  dependency (SHA-256 of the token, a dict lookup), the body decoded into the project's own
+  ``api.schemas.CommandRequest`` (the whole tagged union of seat commands, validated by
+  Litestar), the seat checked, and an ``Applied`` of three real events answered;
+- ``GET /campaigns/{campaign_id:uuid}/board``: the same token check, and the board of a
+  campaign in the middle of the bench's scene answered (the same document, the same size).
+
+The tokens are those of the campaigns file the bench writes for ``wrk`` (lines
+``campaign_id token_seat1 token_seat2 token_seat3``), named by ``CAPES_LEAN_CAMPAIGNS``, so
+the same Lua script (``scripts/bench_game.lua``) drives it. Served like the others::
+
+    CAPES_LEAN_CAMPAIGNS=/tmp/campaigns.txt \
+        python -m uvicorn --app-dir scripts lean_app:app --port 8003
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from litestar import Litestar, Request, get, post
+from litestar.di import NamedDependency, Provide
+from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
+from litestar.params import FromPath, JSONBody
+
+from api.schemas import Applied, CommandRequest, event_out
+from application.campaigns import Campaigns
+from application.dice import ScriptedDice
+from domain.capes import commands as c
+from domain.capes.views import Board, board
+
+HERO_DRIVES = {"Justice": 3, "Hope": 2, "Truth": 2, "Love": 1, "Duty": 1}
+
+
+def _sample() -> tuple[Applied, Board]:
+    """A real three-event answer and a real mid-scene board, computed once (in memory)."""
+    app = Campaigns(dice=ScriptedDice([1] * 100))
+    cid = app.create(c.CreateCampaign(name="Lean", starting_tokens=99)).campaign_id
+    for name in ("Ana", "Ben", "Cleo"):
+        app.execute(cid, c.SeatPlayer(name=name))
+
+    def hero(seat: int) -> c.Freeform:
+        return c.Freeform(abilities=tuple(
+            c.AbilitySpec(name=f"H{seat} {cat} {r}", category=cat, rating=r,
+                          super=cat == "power")
+            for cat in ("power", "style", "attitude") for r in (1, 2, 3)))
+
+    for s in (1, 2, 3):
+        app.execute(cid, c.CreateCharacter(seat=s, name=f"Hero {s}", build=hero(s),
+                                           drives=HERO_DRIVES))
+    app.execute(cid, c.FrameScene(seat=1, text="Harbor City, midnight"))
+    for s in (1, 2, 3):
+        app.execute(cid, c.ChooseCharacter(seat=s, character=s))
+        app.execute(cid, c.PassClaiming(seat=s))
+    for s in (1, 2, 3):
+        app.execute(cid, c.PassClaiming(seat=s))
+    app.execute(cid, c.StartTurn(seat=1, character=1))
+    app.execute(cid, c.CreateConflict(seat=1, kind="event", text="The bridge collapses"))
+    app.execute(cid, c.EndTurn(seat=1))
+    app.execute(cid, c.StartTurn(seat=2, character=2))
+    app.execute(cid, c.RollDie(seat=2, ability="H2 power 1", conflict=1, die=1, drive="Justice"))
+    outcome = app.execute(cid, c.RejectRoll(seat=2, ally=1))
+    events = tuple(event_out(r) for r in outcome.events)
+    events = (events * 3)[:3]
+    applied = Applied(version=outcome.version, events=events, position=outcome.position)
+    return applied, board(outcome.state)
+
+
+APPLIED, BOARD = _sample()
+
+
+def _keys() -> dict[tuple[UUID, str], int]:
+    """(campaign, SHA-256 of a token) -> seat, from the bench's campaigns file."""
+    keys: dict[tuple[UUID, str], int] = {}
+    path = os.environ.get("CAPES_LEAN_CAMPAIGNS", "")
+    if not path:
+        return keys
+    for line in Path(path).read_text().splitlines():
+        cid, *tokens = line.split()
+        for seat, token in enumerate(tokens, start=1):
+            keys[(UUID(cid), hashlib.sha256(token.encode()).hexdigest())] = seat
+    return keys
+
+
+KEYS = _keys()
+
+
+async def provide_seat(request: Request[Any, Any, Any], campaign_id: FromPath[UUID]) -> int:
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token:
+        raise NotAuthorizedException("a bearer token is required")
+    seat = KEYS.get((campaign_id, hashlib.sha256(token.strip().encode()).hexdigest()))
+    if seat is None:
+        raise NotAuthorizedException("this token is not one of this campaign's")
+    return seat
+
+
+SeatDep = NamedDependency[int]
+
+
+@post("/campaigns/{campaign_id:uuid}/commands", status_code=200)
+async def run_command(
+    campaign_id: FromPath[UUID], data: JSONBody[CommandRequest], seat: SeatDep
+) -> Applied:
+    if data.command.seat not in (0, seat):
+        raise PermissionDeniedException(f"seat {seat} may not act for seat {data.command.seat}")
+    return APPLIED
+
+
+@get("/campaigns/{campaign_id:uuid}/board")
+async def get_board(campaign_id: FromPath[UUID], seat: SeatDep) -> Board:
+    return BOARD
+
+
+app = Litestar(route_handlers=[run_command, get_board],
+               dependencies={"seat": Provide(provide_seat)})

@@ -1,0 +1,87 @@
+"""The campaigns' PostgreSQL recorder (application.postgres_store): inserts take no table lock,
+so readers of the log must not pass a position that a slower transaction fills in later."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import psycopg
+import pytest
+
+from application.campaigns import Campaigns
+from application.postgres_store import CampaignsPostgresRecorder
+from domain.capes.commands import CreateCampaign
+
+pytestmark = pytest.mark.postgres
+
+
+def test_the_campaigns_store_uses_the_recorder_without_the_table_lock(
+    postgres_app: Campaigns,
+) -> None:
+    assert isinstance(postgres_app.recorder, CampaignsPostgresRecorder)
+
+
+def test_a_reader_waits_for_an_insert_under_way_rather_than_pass_its_position(
+    postgres_app: Campaigns, postgres_env: dict[str, str]
+) -> None:
+    app = postgres_app
+    app.create(CreateCampaign(name="Before"))
+    recorder: Any = app.recorder
+    start = recorder.max_notification_id()
+    table = f'"{recorder.datastore.schema}"."{recorder.events_table_name}"'
+    dsn = (f"host={postgres_env['POSTGRES_HOST']} port={postgres_env['POSTGRES_PORT']} "
+           f"dbname={postgres_env['POSTGRES_DBNAME']} user={postgres_env['POSTGRES_USER']}")
+    inserted = threading.Event()
+    release = threading.Event()
+
+    def slow_writer() -> None:
+        # Draws the next position, then holds its transaction open.
+        with psycopg.connect(dsn) as conn, conn.transaction():
+            conn.execute(f"INSERT INTO {table} (originator_id, originator_version, topic, state) "
+                         "VALUES (gen_random_uuid(), 1, 'slow', '\\x7b7d')")
+            inserted.set()
+            release.wait(10)
+
+    writer = threading.Thread(target=slow_writer)
+    writer.start()
+    try:
+        assert inserted.wait(10)
+        later = app.create(CreateCampaign(name="After"))  # commits past the slow one at once
+        read: list[Any] = []
+        reader = threading.Thread(
+            target=lambda: read.extend(recorder.select_notifications(start, 10,
+                                                                     inclusive_of_start=False)))
+        reader.start()
+        time.sleep(0.3)
+        assert reader.is_alive(), "the reader must wait for the insert under way"
+        release.set()
+        reader.join(10)
+    finally:
+        release.set()
+        writer.join(10)
+
+    ids = [n.id for n in read]
+    assert later.position in ids and len(ids) == 2 and ids == sorted(ids)
+    assert read[0].topic == "slow"  # the slow one's position came first
+
+
+def test_read_models_on_postgres_follow_another_process_at_once_not_at_the_next_poll(
+    make_app: Any, postgres_env: dict[str, str]
+) -> None:
+    from projections.service import ReadModels
+
+    server, other = make_app(postgres_env), make_app(postgres_env)
+    read_models = ReadModels(server, ["directory"], poll=60.0, linger=0.0)
+    read_models.start()
+    try:
+        time.sleep(0.3)  # listening
+        written = other.create(CreateCampaign(name="Elsewhere")).position
+        deadline = time.monotonic() + 5.0
+        while read_models.runner.position() < written and time.monotonic() < deadline:
+            time.sleep(0.02)
+        # A poll would have come after 60 s: the store's NOTIFY woke the runner.
+        assert read_models.runner.position() >= written
+    finally:
+        read_models.close()
