@@ -57,6 +57,11 @@ def capes_board_text(b: Board, names: dict[int, str]) -> str:
                        + (f" ({b.round} round)" if b.round else ""))
     for conflict in b.conflicts:
         out.extend(_conflict(conflict, names))
+    for r in b.exemplar_requests:  # R-X-CHAR-2: a shared Exemplar waiting for its second player
+        awaiting = (f"seat {r.awaiting} to agree" if r.awaiting is not None
+                    else "nobody (no longer possible)")
+        out.append(f"  Exemplar asked by seat {r.asked_by}: {r.exemplar_name} for "
+                   f"{r.character_name} ({r.drive}), waiting for {awaiting}")
     if b.waiting_for:
         waiting = "; ".join(f"seat {s}: {', '.join(m)}" for s, m in b.waiting_for.items())
         out.append(f"  waiting for: {waiting}")

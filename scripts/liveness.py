@@ -45,8 +45,9 @@ WEIGHTS: dict[str, float] = {
     "accept_roll": 2, "pass_reaction": 2, "react": 0.5, "gloat": 0.4, "schism": 0.7,
     "split_die": 0.8, "raise_inspiration": 0.7, "declare_deadlock": 1.5, "start_turn": 2,
 }
-#: Commands that are never what advances a game by themselves (a veto only removes).
-NOT_PROGRESS = frozenset({"veto"})
+#: Commands that are never what advances a game by themselves (a veto only removes; agreeing
+#: to a shared Exemplar, R-X-CHAR-2, builds a character but moves no scene on).
+NOT_PROGRESS = frozenset({"veto", "link_exemplar"})
 #: Probability that a move is an undo of the last acting seat's command (R-REC-1).
 UNDO_CHANCE = 0.03
 #: Choices tried per level when checking that a command is accepted for some arguments.

@@ -145,8 +145,14 @@ Capes.editions.capes = (T) => {
       if (b.next_framer) bits.push(`${player(b.next_framer)} frames next`);
     }
     const cast = Object.entries(b.cast).map(([ch, seat]) => `${charName(Number(ch))} (${player(seat)})`);
+    // Shared Exemplars waiting for the other player's agreement (R-CHAR-6, R-X-CHAR-2).
+    const asked = (b.exemplar_requests || []).map((r) => el("span", { class: "cast" },
+      `${player(r.asked_by)} asks to link ${r.exemplar_name} as Exemplar of ${r.character_name} ` +
+      `(${r.drive}): ` + (r.awaiting === null ? "can no longer be made"
+        : r.awaiting === S.me.seat ? "your agreement is awaited (Link an Exemplar)"
+          : `waiting for ${player(r.awaiting)}`)));
     $("scene-line").replaceChildren(el("span", {}, bits.join(" · ")),
-      cast.length ? el("span", { class: "cast" }, "Cast: " + cast.join(", ")) : "");
+      cast.length ? el("span", { class: "cast" }, "Cast: " + cast.join(", ")) : "", ...asked);
     $("conflicts").replaceChildren(...b.conflicts.map(conflictCard));
     if (!b.conflicts.length) $("conflicts").append(el("p", { class: "hint" }, "No conflicts on the table."));
   }

@@ -8,7 +8,7 @@ from typing import Literal
 
 import msgspec
 
-from ..errors import NotPermitted, RuleViolation
+from ..errors import DomainError, NotPermitted, RuleViolation
 from ..shared import is_overdrawn
 from .commands import (
     AbilitySpec,
@@ -277,6 +277,23 @@ def _link(command: LinkExemplar, state: CampaignState) -> Iterable[Event]:
         )
     return (ExemplarRequested(character=request.character, exemplar=request.exemplar,
                               drive=request.drive, seat=request.seat),)
+
+
+def awaited(state: CampaignState, request: ExemplarRequest) -> int | None:
+    """R-CHAR-6, R-X-CHAR-2: the seat whose agreement a shared Exemplar request waits for, or
+    None when that agreement would now be refused (a character changed since it was asked)."""
+    who = state.characters.get(request.character)
+    other = state.characters.get(request.exemplar)
+    if who is None or other is None:
+        return None
+    seat = other.created_by if request.seat == who.created_by else who.created_by
+    agree = LinkExemplar(seat=seat, character=request.character, exemplar=request.exemplar,
+                         drive=request.drive)
+    try:
+        _link(agree, state)
+    except DomainError:
+        return None
+    return seat
 
 
 @apply.register

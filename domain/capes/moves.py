@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 import msgspec
 
 from . import commands as c
+from .characters import awaited
 from .conflicts import goal_key
 from .model import CampaignState, Character, Conflict, Turn
 from .pages import claimable
@@ -39,15 +40,17 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
     def add(seat: int, *types: str) -> None:
         moves.setdefault(seat, []).extend(types)
 
+    for seat, _ in _agreements(state):
+        add(seat, "link_exemplar")
     if state.scene is None:
         if state.next_framer is None:
             for p in state.players:
                 add(p.seat, "frame_scene")
         else:
             add(state.next_framer, "frame_scene", "pass_framing")
-        return {s: tuple(t) for s, t in moves.items()}
+        return {s: tuple(dict.fromkeys(t)) for s, t in moves.items()}
     if page is None:  # between a page's end and the next page's start, inside one command
-        return {}
+        return {s: tuple(dict.fromkeys(t)) for s, t in moves.items()}
     for p in state.players:
         if any(can_veto(state, p.seat, x) for x in page.vetoable):
             add(p.seat, "veto")
@@ -75,6 +78,16 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
         for p in state.players:
             add(p.seat, "declare_deadlock")
     return {s: tuple(dict.fromkeys(t)) for s, t in moves.items()}
+
+
+def _agreements(state: CampaignState) -> Iterator[tuple[int, c.LinkExemplar]]:
+    """R-CHAR-6, R-X-CHAR-2: each pending shared Exemplar's awaited seat, and the
+    ``link_exemplar`` that agrees to it (the same link, sent by that seat)."""
+    for r in state.exemplar_requests:
+        seat = awaited(state, r)
+        if seat is not None:
+            yield seat, c.LinkExemplar(seat=seat, character=r.character, exemplar=r.exemplar,
+                                       drive=r.drive)
 
 
 def can_veto(state: CampaignState, seat: int, conflict_id: int) -> bool:
@@ -248,6 +261,8 @@ def _candidates(state: CampaignState) -> Iterator[c.Command]:
     page, scene = state.page, state.scene
     if not state.created or state.closed:
         return
+    for _, agree in _agreements(state):
+        yield agree
     if scene is None:
         if state.next_framer is None:
             for p in state.players:

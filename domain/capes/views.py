@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import msgspec
 
-from .characters import overdrawn
+from .characters import awaited, overdrawn
 from .model import CampaignState, Character, Conflict, Phase
 from .moves import waiting_for
 from .rolls import asked
@@ -57,6 +57,21 @@ class TurnView(View, frozen=True, kw_only=True):
     and_then: tuple[int, ...] | None
 
 
+class ExemplarRequestView(View, frozen=True, kw_only=True):
+    """A shared Exemplar one player asked for, waiting for the other (R-CHAR-6, R-X-CHAR-2):
+    ``awaiting`` agrees by sending the same ``link_exemplar``."""
+
+    asked_by: int
+    #: The seat whose agreement is awaited; None when the link can no longer be made (the
+    #: character was changed since: R-CHAR-8).
+    awaiting: int | None
+    character: int
+    character_name: str
+    exemplar: int
+    exemplar_name: str
+    drive: str
+
+
 class Board(View, frozen=True, kw_only=True):
     name: str
     edition: str
@@ -79,6 +94,9 @@ class Board(View, frozen=True, kw_only=True):
     vetoable: tuple[int, ...]
     conflicts: tuple[ConflictView, ...]
     closed: bool
+    #: Shared Exemplars asked for by one player and waiting for the other (R-X-CHAR-2). It
+    #: defaults to none, so boards stored before it existed still decode.
+    exemplar_requests: tuple[ExemplarRequestView, ...] = ()
 
 
 class DriveView(View, frozen=True, kw_only=True):
@@ -181,6 +199,18 @@ def board(state: CampaignState) -> Board:
             conflict_view(c) for c in sorted(state.conflicts.values(), key=lambda c: c.id)
         ),
         closed=state.closed,
+        exemplar_requests=tuple(
+            ExemplarRequestView(
+                asked_by=r.seat,
+                awaiting=awaited(state, r),
+                character=r.character,
+                character_name=state.characters[r.character].name,
+                exemplar=r.exemplar,
+                exemplar_name=state.characters[r.exemplar].name,
+                drive=r.drive,
+            )
+            for r in state.exemplar_requests
+        ),
     )
 
 

@@ -29,7 +29,7 @@ from application.campaigns import Campaigns
 from application.dice import ScriptedDice, SeededDice
 from domain.capes import EDITION
 from domain.capes import commands as c
-from domain.capes.views import board
+from domain.capes.views import Board, board
 from domain.record.commands import OpenDispute, Undo, Vote
 from projections.analytics import AnalyticsModel
 from projections.model import Change, Folds
@@ -235,6 +235,37 @@ def test_two_processes_catching_up_the_same_read_models_apply_each_event_once(
     finally:
         one.close()
         two.close()
+
+
+def test_the_board_read_model_shows_a_shared_exemplar_waiting_for_agreement() -> None:
+    """R-CHAR-6 / R-X-CHAR-2: the stored board carries the pending request (who asked, whose
+    agreement is awaited) until the other player agrees; a board stored before requests were
+    shown still reads back, with none."""
+    app = Campaigns(MEMORY)
+    read_models = ReadModels(app)
+    try:
+        campaign = open_table(app, "Harbor", players=3)  # Heroes 1 and 3 have Drives
+        app.execute(campaign, c.LinkExemplar(seat=1, character=1, exemplar=2, drive="Justice"))
+        app.execute(campaign, c.LinkExemplar(seat=1, character=1, exemplar=3, drive="Hope"))
+        read_models.runner.catch_up()
+        shown = read_models.board.board(campaign)
+        assert shown == board(app.state(campaign))
+        assert isinstance(shown, Board)
+        assert [(r.asked_by, r.awaiting, r.character, r.exemplar, r.drive)
+                for r in shown.exemplar_requests] == [(1, 3, 1, 3, "Hope")]
+        assert "link_exemplar" in shown.waiting_for[3]
+        app.execute(campaign, c.LinkExemplar(seat=3, character=1, exemplar=3, drive="Hope"))
+        read_models.runner.catch_up()
+        agreed = read_models.board.board(campaign)
+        assert agreed == board(app.state(campaign))
+        assert isinstance(agreed, Board) and agreed.exemplar_requests == ()
+        older = msgspec.json.decode(msgspec.json.encode(shown))
+        del older["exemplar_requests"]
+        decoded = msgspec.json.decode(msgspec.json.encode(older), type=Board)
+        assert decoded == msgspec.structs.replace(shown, exemplar_requests=())
+    finally:
+        read_models.close()
+        app.close()
 
 
 def test_read_models_survive_a_restart(shared_store_env: dict[str, str],

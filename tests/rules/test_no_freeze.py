@@ -32,6 +32,7 @@ from play_helpers import (
 from rulebook import Table, given, state_of
 from scenes_helpers import characters_built
 
+from cli.render import capes_board_text
 from domain.capes import commands as c
 from domain.capes.events import (
     CharacterAllied,
@@ -49,6 +50,7 @@ from domain.capes.events import (
 from domain.capes.model import Ability, Die, DriveSlot
 from domain.capes.moves import waiting_for
 from domain.capes.upcasts import upcast
+from domain.capes.views import ExemplarRequestView, board
 from domain.errors import ChoiceRequired, NotPermitted
 
 # -- set-ups ---------------------------------------------------------------------------------
@@ -314,6 +316,50 @@ def test_a_shared_exemplar_is_linked_once_both_players_asked() -> None:
         ExemplarLinked(character=AURORA, exemplar=MIA, drive="Hope")
     )
     assert len(after.characters[AURORA].exemplars) == 2 and after.exemplar_requests == ()
+
+
+def test_a_pending_shared_exemplar_is_on_the_board_and_offered_to_the_other_player() -> None:
+    """R-CHAR-6 / R-X-CHAR-2: when seat 1 asks for Mia (seat 3's) as Aurora's second
+    Exemplar, the board shows who asked, for which character, Exemplar and Drive, and whose
+    agreement it waits for; seat 3 is offered ``link_exemplar``; once seat 3 agrees the request
+    is gone and nobody is offered it any more."""
+    t = characters_built()
+    t(c.LinkExemplar(seat=1, character=AURORA, exemplar=BRUTE, drive="Justice"))
+    asked = given(t.events).when(
+        c.LinkExemplar(seat=1, character=AURORA, exemplar=MIA, drive="Hope")
+    ).then(ExemplarRequested(character=AURORA, exemplar=MIA, drive="Hope", seat=1))
+    shown = board(asked)
+    assert shown.exemplar_requests == (ExemplarRequestView(
+        asked_by=1, awaiting=3, character=AURORA, character_name="Aurora", exemplar=MIA,
+        exemplar_name="Mia", drive="Hope"),)
+    assert "link_exemplar" in shown.waiting_for[3]
+    assert "link_exemplar" not in shown.waiting_for.get(1, ())
+    assert ("Exemplar asked by seat 1: Mia for Aurora (Hope), waiting for seat 3 to agree"
+            in capes_board_text(shown, {}))
+    t(c.LinkExemplar(seat=1, character=AURORA, exemplar=MIA, drive="Hope"))
+    agreed = given(t.events).when(
+        c.LinkExemplar(seat=3, character=AURORA, exemplar=MIA, drive="Hope")
+    ).then(ExemplarLinked(character=AURORA, exemplar=MIA, drive="Hope"))
+    assert board(agreed).exemplar_requests == ()
+    assert all("link_exemplar" not in names for names in waiting_for(agreed).values())
+
+
+def test_a_request_the_character_no_longer_allows_is_shown_but_not_offered() -> None:
+    """R-X-CHAR-2 with R-CHAR-8: Aurora's player asked for Mia through Hope, then changed
+    Aurora's Hope to Pride; seat 3's agreement would be refused (R-CHAR-6: no Drive Hope), so
+    the board shows the request awaiting nobody and offers seat 3 nothing for it."""
+    t = characters_built()
+    t(c.LinkExemplar(seat=1, character=AURORA, exemplar=BRUTE, drive="Justice"),
+      c.LinkExemplar(seat=1, character=AURORA, exemplar=MIA, drive="Hope"))
+    drives = {**{k: v for k, v in AURORA_DRIVES.items() if k != "Hope"}, "Pride": 2}
+    t(c.EditCharacter(seat=1, character=AURORA, drives=drives))
+    after = state_of(t.events)
+    (request,) = board(after).exemplar_requests
+    assert request.awaiting is None
+    assert "link_exemplar" not in waiting_for(after).get(3, ())
+    given(t.events).when(
+        c.LinkExemplar(seat=3, character=AURORA, exemplar=MIA, drive="Hope")
+    ).refused("R-CHAR-6")
 
 
 def test_only_the_two_players_link_an_exemplar() -> None:
