@@ -45,7 +45,10 @@ async def grouped(committer: Committer, *writes: Callable[[], Awaitable[Any]]) -
     held = asyncio.ensure_future(committer.call(hold.wait, 10))
     await asyncio.sleep(0.05)  # the writer is now inside the call
     tasks = [asyncio.ensure_future(write()) for write in writes]
-    await asyncio.sleep(0.05)  # every write is queued
+    for _ in range(500):  # every write is queued (a command first loads its campaign)
+        if committer._queue.qsize() >= len(writes):
+            break
+        await asyncio.sleep(0.01)
     hold.set()
     await held
     return list(await asyncio.gather(*tasks, return_exceptions=True))
@@ -191,7 +194,12 @@ def test_stop_finishes_what_is_queued(store_app: Campaigns) -> None:
         await asyncio.sleep(0.05)
         tasks = [asyncio.ensure_future(committer.execute(campaign_id, SeatPlayer(name=name)))
                  for name in NAMES]
-        await asyncio.sleep(0.05)
+        # Every command is queued (each first loads its campaign in a worker thread: on a busy
+        # machine that can take longer than a fixed pause).
+        for _ in range(500):
+            if committer._queue.qsize() >= len(NAMES):
+                break
+            await asyncio.sleep(0.01)
         stopping = asyncio.get_running_loop().run_in_executor(None, committer.stop)
         hold.set()
         await stopping
