@@ -49,6 +49,9 @@ const Capes = (() => {
       method, headers, body: body === undefined ? undefined : JSON.stringify(body),
       credentials: "same-origin", referrerPolicy: "no-referrer",
     });
+    // A campaign whose log does not verify is marked on every answer (issue 13): say so.
+    const broken = res.headers.get("Capes-Log-Broken");
+    if (broken) document.dispatchEvent(new CustomEvent("capes:broken", { detail: broken }));
     const text = res.status === 204 ? "" : await res.text();
     let data = null;
     try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }

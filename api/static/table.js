@@ -26,6 +26,10 @@
     record: null, commands: new Map(), past: null, refreshing: false, again: false,
   };
   const call = (method, path, body) => api(TOKEN, method, BASE + path, body);
+  document.addEventListener("capes:broken", (e) => {
+    document.getElementById("broken-at").textContent = e.detail;
+    document.getElementById("broken").hidden = false;
+  });
 
   // -- helpers ------------------------------------------------------------------------------
 
