@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
-from ..shared.diff import Change, changes
+from ..shared.diff import Change, changes, items_changed
 from .model import CampaignState
 from .views import board, ledgers
 
@@ -46,13 +46,8 @@ def diff(a: CampaignState, b: CampaignState) -> Diff:
             name = (led_b.get(seat) or led_a[seat])["name"]
             players.append(PlayerChanges(seat=seat, name=name, changes=tuple(found)))
     complications = []
-    for cid in sorted(set(comp_a) | set(comp_b)):
-        old, new = comp_a.get(cid), comp_b.get(cid)
-        status = "added" if old is None else "removed" if new is None else "changed"
-        found = changes(old, new) if status == "changed" else []
-        if status != "changed" or found:
-            complications.append(ComplicationChanges(
-                complication=cid, name=(new or old or {}).get("name", ""), status=status,
-                changes=tuple(found)))
+    for cid, status, found, item in items_changed(comp_a, comp_b):
+        complications.append(ComplicationChanges(
+            complication=cid, name=item.get("name", ""), status=status, changes=tuple(found)))
     return Diff(table=tuple(changes(board_a, board_b)), players=tuple(players),
                 complications=tuple(complications))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from ..shared.diff import Change, changes
+from ..shared.diff import Change, changes, items_changed
 from .model import CampaignState
 from .views import board, ledgers
 
@@ -50,13 +50,8 @@ def diff(a: CampaignState, b: CampaignState) -> Diff:
             name = (led_b.get(seat) or led_a[seat])["name"]
             players.append(PlayerChanges(seat=seat, name=name, changes=tuple(found)))
     conflicts = []
-    for cid in sorted(set(conflicts_a) | set(conflicts_b)):
-        old, new = conflicts_a.get(cid), conflicts_b.get(cid)
-        status = "added" if old is None else "removed" if new is None else "changed"
-        found = changes(old, new) if status == "changed" else []
-        if status != "changed" or found:
-            text = (new or old or {}).get("text", "")
-            conflicts.append(ConflictChanges(conflict=cid, text=text, status=status,
-                                             changes=tuple(found)))
+    for cid, status, found, item in items_changed(conflicts_a, conflicts_b):
+        conflicts.append(ConflictChanges(conflict=cid, text=item.get("text", ""), status=status,
+                                         changes=tuple(found)))
     return Diff(table=tuple(changes(board_a, board_b)), players=tuple(players),
                 conflicts=tuple(conflicts))

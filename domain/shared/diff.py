@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import msgspec
@@ -46,3 +47,17 @@ def changes(before: Any, after: Any, path: str = "") -> list[Change]:
     if before == after:
         return []
     return [Change(path=path, before=before, after=after)]
+
+
+def items_changed(
+    before: Mapping[int, Any], after: Mapping[int, Any]
+) -> Iterator[tuple[int, str, list[Change], Any]]:
+    """For each item of a board found by id (a Conflict, a Complication) that was added,
+    removed or changed: its id, ``"added"``/``"removed"``/``"changed"``, its changes (none
+    when added or removed) and the item as last seen."""
+    for key in sorted(set(before) | set(after)):
+        old, new = before.get(key), after.get(key)
+        status = "added" if old is None else "removed" if new is None else "changed"
+        found = changes(old, new) if status == "changed" else []
+        if status != "changed" or found:
+            yield key, status, found, new if new is not None else old
