@@ -100,12 +100,36 @@ class Committer:
         #: Commands and groups committed (for the figures of scripts/bench and the tests).
         self.commands = 0
         self.groups = 0
+        #: Campaigns being made ready for their first command (see :meth:`_prepare`).
+        self._preparing: dict[UUID, asyncio.Future[None]] = {}
 
     # -- the event loop's side ---------------------------------------------------------------
 
     async def execute(self, campaign_id: UUID, command: Any, *, narration: str = "",
                       expected_version: int | None = None) -> Outcome:
         """``Campaigns.execute`` on the writer thread; answered once the events are stored."""
+        if campaign_id not in self._heads or (
+                self.integrity is not None and not self.integrity.checked(campaign_id)):
+            await self._prepare(campaign_id)
+        job = self._job()
+        job.campaign_id = campaign_id
+        job.command = command
+        job.narration = narration
+        job.expected_version = expected_version
+        return await self._submit(job)  # type: ignore[no-any-return]
+
+    async def _prepare(self, campaign_id: UUID) -> None:
+        """Make a campaign the writer does not hold ready, off the writer thread; the commands
+        for it that arrive meanwhile wait for the same preparation, and asyncio wakes them in
+        the order they came, so they still queue in arrival order."""
+        pending = self._preparing.get(campaign_id)
+        if pending is None:
+            pending = asyncio.ensure_future(self._load(campaign_id))
+            self._preparing[campaign_id] = pending
+            pending.add_done_callback(lambda _: self._preparing.pop(campaign_id, None))
+        await asyncio.shield(pending)
+
+    async def _load(self, campaign_id: UUID) -> None:
         if self.integrity is not None and not self.integrity.checked(campaign_id):
             # Once per campaign and process, in a worker thread: a log that does not verify
             # is not extended (the command gets a 423 from the writer).
@@ -119,12 +143,6 @@ class Committer:
             # (issue 13). A failure (no such campaign) is the writer's to report.
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(self.campaigns.get, campaign_id)
-        job = self._job()
-        job.campaign_id = campaign_id
-        job.command = command
-        job.narration = narration
-        job.expected_version = expected_version
-        return await self._submit(job)  # type: ignore[no-any-return]
 
     async def call(self, func: Callable[..., T], *args: Any, invalidates: UUID | None = None,
                    **kwargs: Any) -> T:
