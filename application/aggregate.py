@@ -10,7 +10,7 @@ aggregate can be handed to any number of threads and never needs a deep copy.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -47,9 +47,13 @@ class Campaign(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     chain: str = ""
     #: The game states an undo or a rewind may still return to: (version, state) pairs, oldest
     #: first, each the state after the game event (or revert) at that version, kept from just
-    #: before the oldest undoable command or the scene's start (see :func:`_prune`). So a
-    #: revert is a lookup, never a load of the past (which replayed the earlier reverts, each
-    #: with its own load: the cost of an undo doubled with every undo, issue 13).
+    #: before the oldest undoable command or the open dispute's move (see :func:`prune_past`).
+    #: So an undo, and the vote on a dispute already open, is a lookup, never a load of the
+    #: past (which replayed the earlier reverts, each with its own load: the cost of an undo
+    #: doubled with every undo, issue 13). A dispute may name any move of the scene (R-REC-2),
+    #: but keeping every state since the scene's start made a long scene's snapshots huge (each
+    #: snapshot encoded thousands of states); the rare rewind to a move older than this asks
+    #: ``game_at``, one load of the nearest snapshot before it.
     past: tuple[tuple[int, Any], ...] = ()
 
 
@@ -72,8 +76,9 @@ def project_campaign(
     None when there is nothing at all (the campaign does not exist). Raises StaleSnapshot for a
     snapshot taken by another rules version. An undo or a rewind sets the game back to its
     state just before the reverted stretch (R-REC-5): found in the campaign's ``past`` (the
-    states folded since the oldest point a revert can reach); only a campaign folded from a
-    snapshot that has no ``past`` (written before it existed) asks ``game_at`` to load it.
+    states folded since the oldest undoable command or the open dispute's move); a rewind to a
+    move older than that (a dispute opened on an old move of a long scene) asks ``game_at`` to
+    load it.
     """
     items = iter(events)
     if aggregate is None:
@@ -110,7 +115,7 @@ def project_campaign(
         return aggregate
     return msgspec.structs.replace(
         aggregate, version=version, modified_on=modified, state=state, record=rec, chain=chain,
-        past=_prune(past, rec),
+        past=prune_past(past, rec),
     )
 
 
@@ -127,13 +132,13 @@ def _version(entry: tuple[int, Any]) -> int:
     return entry[0]
 
 
-def _prune(past: list[tuple[int, Any]], rec: Record) -> tuple[tuple[int, Any], ...]:
-    """``past`` from the entry in effect just before the oldest event a revert can reach: the
-    first undoable command (R-REC-1), the scene's start, the open dispute (R-REC-2); these
-    only move forward, so nothing older is ever needed again."""
+def prune_past(past: Sequence[tuple[int, Any]], rec: Record) -> tuple[tuple[int, Any], ...]:
+    """``past`` from the entry in effect just before the oldest event a revert can reach
+    without a load: the first undoable command (R-REC-1) and the open dispute's move (R-REC-2).
+    Both only move forward, so nothing older is needed again but for a dispute opened later on
+    an older move of the scene, which loads its state. Deterministic in ``past``
+    (if it reaches back that far) and ``rec``: a snapshot's past is checked against it."""
     reach = [rec.undoable[0].first] if rec.undoable else []
-    if rec.scene_start is not None:
-        reach.append(rec.scene_start)
     if rec.dispute is not None:
         reach.append(rec.dispute.position)
     if not reach:
@@ -163,7 +168,9 @@ def _start(first: Recorded[Any] | Snapshot) -> Campaign:
             state=first.state,
             record=first.record,
             chain=first.chain,
-            past=first.past,
+            # A snapshot written when the past reached back to the scene's start keeps only
+            # what a revert may look up now: what audit.check_snapshots checks of it.
+            past=prune_past(first.past, first.record) if first.past else (),
         )
     edition = edition_of(type(first.event))
     version = first.originator_version

@@ -16,7 +16,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from functools import partial
+from functools import lru_cache, partial
 from threading import Lock
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 from uuid import UUID, uuid4
@@ -39,6 +39,7 @@ from domain.record.events import (
     ForkedFrom,
     ForkMade,
     ImportedFrom,
+    Rewound,
     SeedsClosed,
 )
 
@@ -172,8 +173,12 @@ class Campaigns(Application[UUID]):
         #: Campaigns with a snapshot that disagrees with their log: loaded from their events
         #: alone, never from a snapshot (snapshots are a cache, not evidence).
         self.distrusted: set[UUID] = set()
-        # Undos and rewinds fold by loading the game as it was: the projector needs this app.
-        self._project = partial(project_campaign, game_at=self._game_at)
+        # A rewind to a move older than a campaign's kept past loads the game as it was
+        # (R-REC-5): the projector needs this app. A state at a version never changes, so
+        # such loads are remembered: rewinds whose loads fold more rewinds to old moves cost
+        # a load each, never a cascade of the same loads.
+        self._past_states = lru_cache(maxsize=256)(self._game_at)
+        self._project = partial(project_campaign, game_at=self._past_states)
         # Tables are created by one process at a time (several workers start together).
         with creating_tables(env or {}):
             super().__init__(env)
@@ -647,15 +652,19 @@ class Campaigns(Application[UUID]):
 
     def _snapshot(self, staged: Sequence[Staged]) -> None:
         """Snapshot each campaign at every version of the records that is a multiple of the
-        interval, from the campaigns in memory (the library would load each from the store).
+        interval, and after a rewind, from the campaigns in memory (the library would load each
+        from the store). A rewind's state may have come from a load of the past (a dispute on
+        a move older than the campaign keeps, R-REC-5): a later load starts after it instead of
+        loading that past again.
 
         After the commit, like the library: a failure is logged, not raised (the command is
         recorded; a missing snapshot only costs time)."""
         interval = self.snapshotting_intervals[Campaign]
         assert self.snapshots is not None, "snapshotting is always enabled"
         for s in staged:
+            rewound = any(isinstance(r.event, Rewound) for r in s.records)
             for n, record in enumerate(s.records, start=1):
-                if record.originator_version % interval:
+                if record.originator_version % interval and not (rewound and n == len(s.records)):
                     continue
                 try:
                     at = s.campaign if n == len(s.records) else self._project(
@@ -772,6 +781,7 @@ class Campaigns(Application[UUID]):
     def distrust(self, campaign_id: UUID) -> None:
         """Never again load the campaign from a snapshot (one disagreed with its log)."""
         self.distrusted.add(campaign_id)
+        self._past_states.cache_clear()  # some may have come from its snapshots
         if self.repository.cache is not None:
             with contextlib.suppress(KeyError):
                 self.repository.cache.get(campaign_id, evict=True)

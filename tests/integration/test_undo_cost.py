@@ -117,3 +117,68 @@ def test_many_rewinds_cost_no_more_than_ordinary_commands(
         assert work.loads <= 1
     loads, events = cold_load(make_app, sqlite_env, cid)
     assert loads == 1 and events <= SNAPSHOT_INTERVAL + 1
+
+
+def a_long_scene(app: Campaigns, moves: int) -> tuple[UUID, list[int]]:
+    """A scene of ``moves`` narrations, the seats taking turns (so no undo reaches back):
+    the campaign and the position of each narration."""
+    cid = a_scene(app)
+    positions = []
+    for move in range(moves):
+        narrated = app.execute(cid, c.Narrate(seat=1 + move % 3, text=f"line {move}"))
+        positions.append(narrated.events[0].originator_version)
+    return cid, positions
+
+
+def test_a_rewind_to_an_old_move_of_a_long_scene_loads_its_past_once(
+    make_app: MakeApp, sqlite_env: dict[str, str]
+) -> None:
+    """R-REC-2, R-REC-5: a dispute may name any move of the scene; upheld, the game is what it
+    was just before that move even when the move is several snapshots back, older than any
+    state the campaign keeps (it keeps the past only back to its oldest undoable command or
+    open dispute, so that snapshots stay small). That state costs one load of the past, at the
+    vote, and a load of the campaign afterwards is one load again."""
+    app = make_app(sqlite_env)
+    cid, positions = a_long_scene(app, 3 * SNAPSHOT_INTERVAL)
+    assert len(app.get(cid).past) <= 2, "a long scene keeps no state it cannot revert to"
+    old = positions[9]  # seat 1's
+    expected = app.state(cid, old - 1)
+    app.execute(cid, OpenDispute(seat=2, position=old, reason="that never happened"))
+    work = Work(app)
+    rewound = app.execute(cid, Vote(seat=3, uphold=True))
+    assert work.loads <= 2, f"the vote loaded the past {work.loads - 1} times"
+    assert type(rewound.events[-1].event).__name__ == "Rewound"
+    assert app.get(cid).state == expected
+    loads, events = cold_load(make_app, sqlite_env, cid)
+    assert loads == 1 and events <= SNAPSHOT_INTERVAL + 1
+    assert make_app(sqlite_env).get(cid).state == expected
+
+
+def test_rewinds_to_old_moves_again_and_again_cost_a_load_each(
+    make_app: MakeApp, sqlite_env: dict[str, str]
+) -> None:
+    """R-REC-5: rewinds to moves beyond the kept past, one after another, each cost one load
+    of the past; replaying them from a snapshot never cascades into loads of loads."""
+    app = make_app(sqlite_env)
+    cid, _ = a_long_scene(app, SNAPSHOT_INTERVAL)
+    for cycle in range(12):
+        positions = a_long_scene_more(app, cid, SNAPSHOT_INTERVAL // 2, cycle)
+        expected = app.state(cid, positions[0] - 1)
+        app.execute(cid, OpenDispute(seat=2, position=positions[0], reason="no"))
+        work = Work(app)
+        app.execute(cid, Vote(seat=3, uphold=True))
+        assert work.loads <= 2
+        assert app.get(cid).state == expected
+    fresh = make_app(sqlite_env)
+    work = Work(fresh)
+    fresh.get(cid, app.get(cid).version - 1)
+    assert work.loads <= 3, f"{work.loads} loads for one version of the campaign"
+
+
+def a_long_scene_more(app: Campaigns, cid: UUID, moves: int, cycle: int) -> list[int]:
+    """``moves`` more narrations, the seats taking turns (seat 1 never disputes)."""
+    positions = []
+    for move in range(moves):
+        narrated = app.execute(cid, c.Narrate(seat=1 + move % 3, text=f"{cycle}.{move}"))
+        positions.append(narrated.events[0].originator_version)
+    return positions
