@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, TypeVar
 from uuid import UUID
@@ -22,7 +22,6 @@ from litestar.channels import ChannelsPlugin
 from litestar.di import NamedDependency
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.params import FromPath, QueryParameter
-from litestar.response import ServerSentEventMessage
 
 from api import problems
 from api.schemas import Applied, EventOut, event_out
@@ -71,6 +70,33 @@ At = Annotated[
 ]
 
 
+class RenderedViews:
+    """The board and ledgers of now, rendered once per state of a campaign.
+
+    Every seat's page reads the same board after each command (a GET, or a live stream's
+    ``board`` message), and rendering it (whose move, what they may do) is most of such a
+    read's own work. Kept by the identity of the state rendered, which is immutable: a new
+    command, an undo or a reload gives a new object, so a view is never served for a state it
+    was not rendered from."""
+
+    def __init__(self, size: int = 20_000) -> None:
+        self._size = size
+        self._views: dict[tuple[UUID, str], tuple[Any, Any]] = {}
+
+    def render(self, campaign_id: UUID, kind: str, state: Any, render: Callable[[Any], T]) -> T:
+        """``render(state)``, or what it gave for this very state before."""
+        key = (campaign_id, kind)
+        found = self._views.get(key)
+        if found is not None and found[0] is state:
+            view: T = found[1]
+            return view
+        view = render(state)
+        if len(self._views) >= self._size:
+            self._views.clear()  # a host past this many tables renders each once more
+        self._views[key] = (state, view)
+        return view
+
+
 @dataclass
 class Services:
     campaigns: Campaigns
@@ -86,6 +112,8 @@ class Services:
     integrity: Integrity | None = None
     #: ``CAPES_OPEN_CAMPAIGNS=host``: only the host key opens campaigns.
     hosts_only: bool = False
+    #: The board and ledgers of now, rendered once per state (issue 15).
+    views: RenderedViews = field(default_factory=RenderedViews)
 
 
 #: Handlers name their dependencies explicitly (inferring them stops working in Litestar 3).
@@ -196,10 +224,11 @@ def live_message(events: tuple[EventOut, ...]) -> bytes:
     Server-Sent Events as the stream writes them (see api.routes.queries); b"" for none."""
     if not events:
         return b""
-    wire = b"".join(
-        ServerSentEventMessage(data=_encoder.encode(out).decode(), event=out.type,
-                               id=out.position).encode()
-        for out in events)
+    # What ServerSentEventMessage(data=…, event=…, id=…).encode() writes (tested), without
+    # its line splitting: JSON from msgspec and an event's type never hold a line break. A
+    # command's events are written for its streams on every command: this is on the hot path.
+    wire = b"".join(b"id: %d\r\nevent: %s\r\ndata: %s\r\n\r\n"
+                    % (out.position, out.type.encode(), _encoder.encode(out)) for out in events)
     return b"%d %d\n" % (events[0].position, events[-1].position) + wire
 
 

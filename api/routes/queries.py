@@ -93,7 +93,7 @@ async def _view(
     if version is None and at is None and position != 0:
         campaign = await services.committer.latest(campaign_id, position)
         if campaign is not None:
-            return render(campaign.state)
+            return services.views.render(campaign_id, read_model, campaign.state, render)
     if version is None and at is None and services.read_models is not None:
         query = getattr(services.read_models, read_model)
 
@@ -365,10 +365,11 @@ async def _board_message(
     (the usual case, right after the command), else replayed to it."""
     campaign = await services.committer.latest(campaign_id, version)
     if campaign is not None and campaign.version == version:
-        state = campaign.state
+        # Every seat's stream sends this same board: rendered once for all of them.
+        shown = services.views.render(campaign_id, "board_of", campaign.state, board)
     else:
-        state = await in_thread(services.campaigns.state, campaign_id, version)
-    message = BoardMessage(version=version, board=board(state))
+        shown = board(await in_thread(services.campaigns.state, campaign_id, version))
+    message = BoardMessage(version=version, board=shown)
     return ServerSentEventMessage(
         data=encoder.encode(message).decode(), event=None if plain else "board", id=version
     )
