@@ -23,14 +23,8 @@ from application.audit import Report, stored_campaign_ids, stored_entries, verif
 from application.campaigns import Campaigns, open_campaigns
 from application.errors import CampaignNotFound
 from application.transfer import FORMATS, ExportError, export, read
+from cli.arguments import campaign_arg
 from cli.tokens import issue_tokens, print_tokens
-
-
-def _campaign(text: str) -> UUID:
-    try:
-        return UUID(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a campaign id: {text!r}") from None
 
 
 def _head(text: str) -> tuple[int, str, str]:
@@ -135,7 +129,7 @@ def register(commands: Any) -> None:
     """Add ``verify``, ``export`` and ``import`` to ``capes``."""
     check = commands.add_parser(
         "verify", help="check campaigns' hash chains, dice commitments and dice")
-    check.add_argument("campaign", type=_campaign, nargs="?",
+    check.add_argument("campaign", type=campaign_arg, nargs="?",
                        help="the campaign (default: every campaign in the store)")
     check.add_argument("--file", type=Path, help="verify an export file instead of the store")
     check.add_argument("--head", type=_head, action="append", default=[],
@@ -147,7 +141,7 @@ def register(commands: Any) -> None:
     check.set_defaults(run=_verify)
 
     out = commands.add_parser("export", help="write a campaign's whole log, chain included")
-    out.add_argument("campaign", type=_campaign, help="the campaign's id")
+    out.add_argument("campaign", type=campaign_arg, help="the campaign's id")
     out.add_argument("--format", choices=FORMATS, default="ndjson",
                      help="ndjson (one JSON object per line) or parquet (needs the parquet "
                      "extra and --output); default %(default)s")

@@ -22,12 +22,12 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
-from uuid import UUID
 
 import msgspec
 
 from application.campaigns import open_campaigns
 from application.config import describe_store
+from cli.arguments import campaign_arg
 from projections.analytics import Analytics, Distribution
 from projections.service import MODELS, ReadModels
 
@@ -276,13 +276,6 @@ def _campaigns(args: argparse.Namespace) -> int:
     return 0
 
 
-def _campaign(text: str) -> UUID:
-    try:
-        return UUID(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a campaign id: {text!r}") from None
-
-
 def register(commands: Any) -> None:
     """Add the read models' subcommands to ``capes``."""
     projections = commands.add_parser("projections", help="run, rebuild or check the read "
@@ -306,7 +299,7 @@ def register(commands: Any) -> None:
 
     analytics = commands.add_parser("analytics", help="print a campaign's analytics (or all "
                                     "campaigns')")
-    analytics.add_argument("campaign", type=_campaign, nargs="?",
+    analytics.add_argument("campaign", type=campaign_arg, nargs="?",
                            help="the campaign's id (or --all)")
     analytics.add_argument("--all", action="store_true", help="across every campaign")
     analytics.add_argument("--json", action="store_true", help="the figures as JSON")

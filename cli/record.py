@@ -22,19 +22,13 @@ from uuid import UUID
 import msgspec
 
 from application.campaigns import Campaigns, open_campaigns
+from cli.arguments import campaign_arg
 from domain.editions import play_of
 from domain.errors import DomainError
 from domain.record import is_reverted
 from domain.record.commands import OpenDispute, SettleDispute, Undo, Vote
 
 from .render import board_text, ledgers_text
-
-
-def _campaign(text: str) -> UUID:
-    try:
-        return UUID(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a campaign id: {text!r}") from None
 
 
 def _names(app: Campaigns, campaign: UUID) -> dict[int, str]:
@@ -119,7 +113,7 @@ def register(commands: Any) -> None:
 
     def with_campaign(name: str, help: str) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = commands.add_parser(name, help=help)
-        parser.add_argument("campaign", type=_campaign, help="the campaign's id")
+        parser.add_argument("campaign", type=campaign_arg, help="the campaign's id")
         return parser
 
     log = with_campaign("log", "print a campaign's event log")

@@ -19,6 +19,7 @@ from application.campaigns import Campaigns, open_campaigns
 from application.config import describe_store
 from application.credentials import OWNER, Keyring
 from application.errors import CampaignNotFound
+from cli.arguments import campaign_arg
 
 
 def issue_tokens(app: Campaigns, campaign_id: UUID, *, owner: bool = True,
@@ -71,20 +72,13 @@ def _tokens(args: argparse.Namespace) -> int:
         app.close()
 
 
-def _campaign(text: str) -> UUID:
-    try:
-        return UUID(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a campaign id: {text!r}") from None
-
-
 def register(commands: Any) -> None:
     """Add ``tokens`` to ``capes``."""
     tokens = commands.add_parser(
         "tokens", help="issue new bearer tokens for a campaign's owner and seats",
         description="Issue new bearer tokens on the configured store. Each new token revokes "
         "the one it replaces. Without --owner or --seat: the owner and every seat.")
-    tokens.add_argument("campaign", type=_campaign, help="the campaign's id")
+    tokens.add_argument("campaign", type=campaign_arg, help="the campaign's id")
     tokens.add_argument("--owner", action="store_true", help="a new owner token")
     tokens.add_argument("--seat", type=int, action="append", metavar="N",
                         help="a new token for seat N (repeat for more seats)")

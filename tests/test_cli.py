@@ -141,3 +141,16 @@ def test_several_workers_warn_what_they_will_not_share() -> None:
         "CAPES_DATABASE_URL": "postgresql://db/capes", "CAPES_PROJECTIONS": "external"}))
     assert "CAPES_REDIS_URL" not in shared and "SQLite" not in shared
     assert "CAPES_PROJECTIONS" not in shared
+
+
+@pytest.mark.parametrize("argv", [
+    ["state", "nope"], ["log", "nope"], ["verify", "nope"], ["export", "nope"],
+    ["tokens", "nope"], ["analytics", "nope"],
+])
+def test_a_campaign_that_is_not_an_id_is_a_usage_error_naming_it(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        build_parser().parse_args(argv)
+    assert stopped.value.code == 2
+    assert "not a campaign id: 'nope'" in capsys.readouterr().err
