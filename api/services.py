@@ -62,6 +62,9 @@ ReadTimeout = Annotated[
         "they are replayed instead)",
     ),
 ]
+#: A page of the log: the events after this position, and how many at most.
+After = Annotated[int, QueryParameter(ge=0, le=2**62, description="Events after this position")]
+PageLimit = Annotated[int, QueryParameter(ge=1, le=1000)]
 At = Annotated[
     datetime | None,
     QueryParameter(

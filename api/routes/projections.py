@@ -33,6 +33,8 @@ from litestar.params import FromPath, QueryParameter
 from api import problems
 from api.services import (
     ActorDep,
+    After,
+    PageLimit,
     ReadPosition,
     ServicesDep,
     authenticate,
@@ -100,10 +102,8 @@ async def get_timeline(
     campaign_id: FromPath[UUID],
     actor: ActorDep,
     services: ServicesDep,
-    after: Annotated[
-        int, QueryParameter(ge=0, le=2**62, description="Events after this position")
-    ] = 0,
-    limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
+    after: After = 0,
+    limit: PageLimit = 100,
     reverted: Annotated[
         bool | None,
         QueryParameter(description="true: only reverted events; false: only those in effect"),

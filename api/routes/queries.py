@@ -22,7 +22,9 @@ from api.schemas import CampaignSummary, EventOut, EventsPage, event_out
 from api.services import (
     QUERY_PROBLEMS,
     ActorDep,
+    After,
     At,
+    PageLimit,
     ReadPosition,
     ReadTimeout,
     Services,
@@ -226,10 +228,8 @@ async def get_events(
     campaign_id: FromPath[UUID],
     actor: ActorDep,
     services: ServicesDep,
-    after: Annotated[
-        int, QueryParameter(ge=0, le=2**62, description="Events after this position")
-    ] = 0,
-    limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 100,
+    after: After = 0,
+    limit: PageLimit = 100,
 ) -> EventsPage:
     records = await in_thread(services.campaigns.history, campaign_id, after, limit)
     record = (await in_thread(services.campaigns.get, campaign_id)).record
