@@ -24,6 +24,7 @@ from litestar.exceptions import NotAuthorizedException, PermissionDeniedExceptio
 from litestar.params import FromPath, QueryParameter
 
 from api import problems
+from api.live import LiveHub, channel
 from api.schemas import Applied, EventOut, event_out
 from application.campaigns import Campaigns
 from application.committer import Committer
@@ -117,6 +118,11 @@ class Services:
     hosts_only: bool = False
     #: The board and ledgers of now, rendered once per state (issue 15).
     views: RenderedViews = field(default_factory=RenderedViews)
+    #: The process's open live streams, one channel subscription per campaign (issue 15).
+    live: LiveHub = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.live = LiveHub(self.channels)
 
 
 #: Handlers name their dependencies explicitly (inferring them stops working in Litestar 3).
@@ -127,10 +133,6 @@ ActorDep = NamedDependency[Actor]
 async def in_thread(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run blocking store reads in a worker thread (they may wait for a read model)."""
     return await anyio.to_thread.run_sync(lambda: func(*args, **kwargs))
-
-
-def channel(campaign_id: UUID) -> str:
-    return f"campaign:{campaign_id}"
 
 
 # -- authentication --------------------------------------------------------------------------

@@ -52,7 +52,7 @@ from .fair import DiceSeeds, derive
 from .mapper import MsgspecMapper, SnapshotDecodeError, topic
 from .records import Recorded, Snapshot
 from .schema_lock import creating_tables
-from .sqlite_store import CampaignsSQLiteRecorder
+from .sqlite_store import CampaignsSQLiteRecorder, Checkpointer
 
 if TYPE_CHECKING:
     from .log import Entry
@@ -185,8 +185,16 @@ class Campaigns(Application[UUID]):
             self.seeds = DiceSeeds(dict(env or {}))
         #: Encodes events as stored, without compression or encryption, for the hash chain.
         self._bodies = MsgspecMapper()
+        #: An SQLite file's write-ahead log is checkpointed here, never by a command's commit
+        #: (see application.sqlite_store).
+        self.checkpointer: Checkpointer | None = None
+        if isinstance(self.recorder, CampaignsSQLiteRecorder) \
+                and not self.recorder.datastore.pool.is_sqlite_memory_mode:
+            self.checkpointer = Checkpointer(self.recorder.datastore.pool.db_name, self).start()
 
     def close(self) -> None:
+        if self.checkpointer is not None:
+            self.checkpointer.stop()
         super().close()
         self.seeds.close()
 

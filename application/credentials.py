@@ -24,6 +24,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 from eventsourcing.utils import EnvType, get_topic, register_topic
 
 from .schema_lock import creating_tables
+from .sqlite_store import checkpoint_elsewhere
 
 # Stores written before the layout of issue 10 name this module's aggregate events by their
 # old module ("api.credentials:…"): they resolve here.
@@ -88,6 +89,7 @@ class KeysSQLiteRecorder(SQLiteApplicationRecorder):
 
     def __init__(self, datastore: SQLiteDatastore, events_table_name: str = "tablekeys_events"):
         super().__init__(datastore, events_table_name)
+        checkpoint_elsewhere(datastore)  # on the writer's thread too
 
 
 class Keyring(Application[UUID]):

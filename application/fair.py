@@ -45,6 +45,8 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 from eventsourcing.utils import Environment, EnvType, get_topic, register_topic
 
+from .sqlite_store import checkpoint_elsewhere
+
 # Stores written before the layout of issue 10 name this module's aggregate events by their
 # old module ("api.fair:…"): they resolve here.
 register_topic("api.fair", sys.modules[__name__])
@@ -121,6 +123,7 @@ class SeedsSQLiteRecorder(SQLiteApplicationRecorder):
 
     def __init__(self, datastore: SQLiteDatastore, events_table_name: str = "diceseeds_events"):
         super().__init__(datastore, events_table_name)
+        checkpoint_elsewhere(datastore)  # on the writer's thread too
 
 
 #: Settings passed on from the campaigns' store: where to store, and how to encrypt.

@@ -4,21 +4,23 @@ look at the past; the board and ledgers of now come from the read models."""
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar, Union
 from uuid import UUID
 
-import anyio
 import msgspec
 from litestar import Request, get
 from litestar.di import Provide
 from litestar.exceptions import NotFoundException, ValidationException
 from litestar.params import FromPath, QueryParameter
-from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.response import ServerSentEventMessage
+from litestar.types import Send
 
-from api.schemas import CampaignSummary, EventOut, EventsPage, event_out
+from api.live import LiveResponse
+from api.schemas import CampaignSummary, EventsPage, event_out
 from api.services import (
     QUERY_PROBLEMS,
     ActorDep,
@@ -31,7 +33,6 @@ from api.services import (
     ServicesDep,
     Version,
     authenticate,
-    channel,
     in_thread,
 )
 from domain.capees import model as capees_model
@@ -57,8 +58,6 @@ def ledgers(state: Any) -> Any:
     return play_of(state.edition).ledgers(state)
 
 T = TypeVar("T")
-#: Seconds between keep-alive comments on an idle event stream.
-KEEPALIVE = 15.0
 
 
 async def _state(
@@ -266,7 +265,7 @@ async def stream_events(
         bool, QueryParameter(name="board", description="After each change, one more message "
                              "(event `board`): the board as of that change")
     ] = False,
-) -> ServerSentEvent:
+) -> LiveResponse:
     """Every event from ``after`` (or the ``Last-Event-ID`` header) on, then each new one.
 
     Each message's ``id`` is the event's position and its ``event`` the event type (none with
@@ -278,8 +277,11 @@ async def stream_events(
     last_id = request.headers.get("last-event-id", "").strip()
     start = int(last_id) if last_id.isdigit() else (after or 0)
     await services.committer.latest(campaign_id)  # 404 before the stream starts
-    return ServerSentEvent(_follow(services, campaign_id, start, plain, with_board),
-                           retry_duration=RECONNECT_MS)
+
+    async def body(send: Send, gone: asyncio.Future[None]) -> None:
+        await _follow(services, campaign_id, start, send, gone, plain, with_board)
+
+    return LiveResponse(body, retry_duration=RECONNECT_MS)
 
 
 #: How soon a browser's EventSource reconnects after the stream drops (its default is ~3 s,
@@ -287,6 +289,7 @@ async def stream_events(
 RECONNECT_MS = 1000
 #: The event-name lines of messages in their wire form (left out with ``plain=true``).
 _EVENT_LINES = re.compile(rb"^event: [^\r\n]*\r?\n", re.MULTILINE)
+_KEEPALIVE = ServerSentEventMessage(comment="keep-alive").encode()
 
 
 class BoardMessage(msgspec.Struct, frozen=True, kw_only=True):
@@ -297,70 +300,76 @@ class BoardMessage(msgspec.Struct, frozen=True, kw_only=True):
     board: Board
 
 
-class _Wire(ServerSentEventMessage):
-    """Events already in their wire form (:func:`api.services.live_message`), sent as they are."""
-
-    def encode(self) -> bytes:
-        assert isinstance(self.data, bytes)
-        return self.data
-
-
 async def _follow(
-    services: ServicesDep, campaign_id: FromPath[UUID], last: int, plain: bool = False,
-    with_board: bool = False,
-) -> AsyncGenerator[ServerSentEventMessage, None]:
+    services: Services, campaign_id: UUID, last: int, send: Send, gone: asyncio.Future[None],
+    plain: bool = False, with_board: bool = False,
+) -> None:
+    """Send the campaign's events after ``last``, then each command's as it is announced,
+    until the client goes (``gone``)."""
     encoder = msgspec.json.Encoder()
-    subscriber = await services.channels.subscribe([channel(campaign_id)])
+    hub = services.live
+    follower = await hub.join(campaign_id)
+    gone.add_done_callback(follower.wake)
+    loop = asyncio.get_running_loop()
+
+    async def write(chunk: bytes) -> None:
+        follower.since = loop.time()
+        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+
     try:
         behind = True
-        while True:
+        while not gone.done():
             if behind:
-                # Subscribed first, read second: nothing appended in between can be missed.
+                # Joined first, read second: nothing appended in between can be missed.
                 records = await in_thread(services.campaigns.history, campaign_id, last, 200)
-                for record in records:
-                    out: EventOut = event_out(record)
-                    yield ServerSentEventMessage(
+                if records:
+                    outs = [event_out(record) for record in records]
+                    await write(b"".join(ServerSentEventMessage(
                         data=encoder.encode(out).decode(), event=None if plain else out.type,
-                        id=out.position,
-                    )
-                    last = out.position
+                        id=out.position).encode() for out in outs))
+                    last = outs[-1].position
                 if len(records) == 200:
                     continue
                 behind = False
                 if records and with_board:
-                    yield await _board_message(services, campaign_id, last, plain, encoder)
-            message = b""
-            with anyio.move_on_after(KEEPALIVE) as waited:
-                async for item in subscriber.iter_events():
-                    message = item
-                    break
-            if waited.cancelled_caught:
-                yield ServerSentEventMessage(comment="keep-alive")
+                    await write(await _board_message(services, campaign_id, last, plain, encoder))
+            await follower.wait()
+            if follower.overflowed:
+                follower.overflowed, behind = False, True
+                follower.take()
+                continue
+            if follower.due and not follower.inbox:
+                follower.due = False
+                await write(_KEEPALIVE)
                 # Quiet for a while: look at the log too. Announcements are sent at most once
                 # (Redis pub/sub between workers drops one now and then, e.g. while a worker
                 # subscribes); this bounds what a lost one costs to a delay.
                 behind = True
                 continue
-            # A command's events, ready to send: passed on if they follow what was sent,
-            # skipped if they were sent already (read from the log); else read the log.
-            header, _, wire = message.partition(b"\n")
-            first, _, final = header.partition(b" ")
-            if wire and int(first) == last + 1:
-                yield _Wire(data=_EVENT_LINES.sub(b"", wire) if plain else wire)
-                last = int(final)
-                if with_board:
-                    yield await _board_message(services, campaign_id, last, plain, encoder)
-            elif not (wire and int(final) <= last):
-                behind = True
+            follower.due = False
+            for message in follower.take():
+                # A command's events, ready to send: passed on if they follow what was sent,
+                # skipped if they were sent already (read from the log); else read the log.
+                header, _, wire = message.partition(b"\n")
+                first, _, final = header.partition(b" ")
+                if behind or not wire:
+                    behind = True
+                elif int(first) == last + 1:
+                    await write(_EVENT_LINES.sub(b"", wire) if plain else wire)
+                    last = int(final)
+                    if with_board:
+                        await write(
+                            await _board_message(services, campaign_id, last, plain, encoder))
+                elif int(final) > last:
+                    behind = True
     finally:
-        with anyio.CancelScope(shield=True):
-            await services.channels.unsubscribe(subscriber)
+        hub.leave(campaign_id, follower)
 
 
 async def _board_message(
     services: Services, campaign_id: UUID, version: int, plain: bool,
     encoder: msgspec.json.Encoder,
-) -> ServerSentEventMessage:
+) -> bytes:
     """The board after event ``version``: from the writer's campaign when it is at that version
     (the usual case, right after the command), else replayed to it."""
     campaign = await services.committer.latest(campaign_id, version)
@@ -372,7 +381,7 @@ async def _board_message(
     message = BoardMessage(version=version, board=shown)
     return ServerSentEventMessage(
         data=encoder.encode(message).decode(), event=None if plain else "board", id=version
-    )
+    ).encode()
 
 
 HANDLERS = [

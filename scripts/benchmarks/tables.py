@@ -138,6 +138,8 @@ def run_store(p: dict[str, Any], tmp: Path, store: str) -> dict[str, Any]:
     campaigns = tmp / f"tables-{store}.txt"
     took = prepare(env, max(steps), campaigns)
     say(f"  {store}: {max(steps)} campaigns of 4 seats prepared in {took:.1f} s")
+    # What the preparation wrote goes to the disk now, not under the first step's fsyncs.
+    os.sync()
     port = free_port()
     log = tmp / f"tables-{store}.log"
     proc = start_server([sys.executable, "-m", "cli.main", "serve", "--host", "127.0.0.1",

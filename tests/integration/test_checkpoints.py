@@ -1,0 +1,107 @@
+"""An SQLite file's write-ahead log is checkpointed by a thread of its own, never by a command's
+commit (application.sqlite_store, issue 15): a commit that checkpointed waited for the disk
+with every command queued behind it."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from application import sqlite_store
+from application.campaigns import Campaigns, open_campaigns
+from application.credentials import Keyring
+from application.sqlite_store import Checkpointer
+from domain.capes import commands as c
+
+
+def a_campaign_with_moves(app: Campaigns) -> None:
+    cid = app.create(c.CreateCampaign(name="Checkpoints")).campaign_id
+    for name in ("Ana", "Ben", "Cleo"):
+        app.execute(cid, c.SeatPlayer(name=name))
+    for n in range(20):
+        app.execute(cid, c.Narrate(seat=1, text=f"Line {n}"))
+
+
+def autocheckpoint(recorder: Any) -> int:
+    """The pages at which a commit of the recorder's connections would checkpoint (0: never)."""
+    with recorder.datastore.get_connection(commit=False) as connection:
+        cursor = connection.cursor()
+        cursor.execute("PRAGMA wal_autocheckpoint")
+        return int(cursor.fetchone()[0])
+
+
+def test_the_writers_connections_never_checkpoint_when_they_commit(tmp_path: Path) -> None:
+    app = open_campaigns({"CAPES_DB": str(tmp_path / "c.sqlite")})
+    try:
+        a_campaign_with_moves(app)
+        keys = Keyring(dict(app.env))
+        try:
+            assert [autocheckpoint(r) for r in (app.recorder, app.seeds.recorder, keys.recorder)
+                    ] == [0, 0, 0]
+        finally:
+            keys.close()
+    finally:
+        app.close()
+
+
+def test_the_checkpointer_copies_the_log_into_the_database_and_stops_with_the_store(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "c.sqlite"
+    app = open_campaigns({"CAPES_DB": str(db)})
+    checkpointer = app.checkpointer
+    assert checkpointer is not None
+    try:
+        a_campaign_with_moves(app)
+        deadline = time.monotonic() + 5
+        while checkpointer.checkpoints == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert checkpointer.checkpoints >= 1
+        with sqlite3.connect(db) as connection:
+            busy, pages, done = checkpointer.checkpoint(connection)
+        assert busy == 0 and pages == done  # nothing left that a checkpoint could not copy
+    finally:
+        app.close()
+    assert not checkpointer._thread.is_alive()
+
+
+def test_the_in_memory_store_has_no_log_to_checkpoint() -> None:
+    app = open_campaigns({"CAPES_DB": ":memory:"})
+    try:
+        assert app.checkpointer is None
+    finally:
+        app.close()
+
+
+def test_a_checkpointer_whose_store_is_gone_stops_by_itself(tmp_path: Path) -> None:
+    class Owner:
+        pass
+
+    owner = Owner()
+    checkpointer = Checkpointer(str(tmp_path / "gone.sqlite"), owner, every=0.01).start()
+    del owner
+    checkpointer._thread.join(2.0)
+    assert not checkpointer._thread.is_alive()
+
+
+def test_a_log_grown_past_its_bound_is_truncated(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite_store, "MAX_LOG_PAGES", 1)
+    db = tmp_path / "c.sqlite"
+    app = open_campaigns({"CAPES_DB": str(db)})
+    checkpointer = app.checkpointer
+    assert checkpointer is not None
+    checkpointer.stop()  # this test checkpoints by itself
+    try:
+        a_campaign_with_moves(app)
+        assert Path(f"{db}-wal").stat().st_size > 0
+        with sqlite3.connect(db) as connection:
+            busy, _, _ = checkpointer.checkpoint(connection)
+        assert (busy, checkpointer.truncations) == (0, 1)
+        assert Path(f"{db}-wal").stat().st_size == 0
+    finally:
+        app.close()
