@@ -319,6 +319,44 @@ def test_a_read_without_a_position_sees_what_another_process_wrote_before_it(
     assert [p.name for p in read.state.players] == ["Ada", "Brook", "Cass"]
 
 
+def test_a_read_of_now_long_after_the_last_write_is_answered_from_memory_if_nothing_is_newer(
+    store_app: Campaigns, committer: Committer
+) -> None:
+    """Past the time the writer trusts its heads unasked, a reader on an SQLite file or in
+    memory asks the store's last position itself instead of going through the writer thread;
+    on PostgreSQL (a round trip the event loop would wait for) it goes through the writer."""
+    campaign_id = new_table(store_app)
+
+    async def main() -> Any:
+        await committer.execute(campaign_id, SeatPlayer(name="Ada"))
+        await asyncio.sleep(0.05)  # longer than the writer trusts its heads unasked
+        return committer.current(campaign_id)
+
+    read = run(main)
+
+    if committer._local_store:
+        assert read is not None and [p.name for p in read.state.players] == ["Ada"]
+    else:
+        assert read is None
+
+
+def test_a_read_of_now_after_another_process_wrote_is_not_answered_from_memory(
+    two_writers: TwoWriters,
+) -> None:
+    committer, cli, campaign_id = two_writers.committer, two_writers.other, two_writers.campaign_id
+
+    async def main() -> tuple[Any, Any]:
+        await committer.execute(campaign_id, SeatPlayer(name="Brook"))
+        cli.execute(campaign_id, SeatPlayer(name="Cass"))
+        await asyncio.sleep(0.05)
+        return committer.current(campaign_id), await committer.latest(campaign_id)
+
+    from_memory, read = run(main)
+
+    assert from_memory is None  # the store has a position the writer does not know
+    assert [p.name for p in read.state.players] == ["Ada", "Brook", "Cass"]
+
+
 def test_two_workers_writing_the_same_tables_at_once_lose_and_repeat_nothing(
     make_app: MakeApp, shared_store_env: dict[str, str]
 ) -> None:
