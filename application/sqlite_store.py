@@ -64,6 +64,30 @@ CHECKPOINT_EVERY = 1.0
 MAX_LOG_PAGES = 4096
 
 
+def on_each_connection(datastore: SQLiteDatastore, statement: str) -> None:
+    """Run ``statement`` (a ``PRAGMA``) on each connection the datastore opens to a file
+    from now on (once, however often it is asked for)."""
+    pool = datastore.pool
+    if pool.is_sqlite_memory_mode:
+        return
+    applied: list[str] | None = getattr(pool, "_capes_on_connect", None)
+    if applied is None:
+        applied = []
+        create = pool._create_connection
+
+        def connect() -> SQLiteConnection:
+            connection = create()
+            cursor = connection.cursor()
+            for pragma in applied:
+                cursor.execute(pragma)
+            return connection
+
+        pool._create_connection = connect  # type: ignore[method-assign]
+        pool._capes_on_connect = applied  # type: ignore[attr-defined]
+    if statement not in applied:
+        applied.append(statement)
+
+
 def checkpoint_elsewhere(datastore: SQLiteDatastore) -> None:
     """The datastore's connections never checkpoint the write-ahead log when they commit: a
     :class:`Checkpointer` does, in a thread of its own.
@@ -74,17 +98,7 @@ def checkpoint_elsewhere(datastore: SQLiteDatastore) -> None:
     second), commits of 60 to 230 ms every few seconds, which alone put the command p99 over
     50 ms. A checkpoint in another thread takes 1 to 30 ms and holds up no writer (WAL mode
     lets writers append while a checkpoint copies)."""
-    pool = datastore.pool
-    if pool.is_sqlite_memory_mode:
-        return
-    create = pool._create_connection
-
-    def without_autocheckpoint() -> SQLiteConnection:
-        connection = create()
-        connection.cursor().execute("PRAGMA wal_autocheckpoint=0")
-        return connection
-
-    pool._create_connection = without_autocheckpoint  # type: ignore[method-assign]
+    on_each_connection(datastore, "PRAGMA wal_autocheckpoint=0")
 
 
 class Checkpointer:

@@ -11,7 +11,8 @@ from the moment they were due (a late answer delays the requests behind it, and 
 it). For every answered command, the time from its answer to its event (the campaign's new
 version, the SSE ``id``) arriving on each of the three other seats' streams is its delivery
 (0 when the event came first). The server's memory (``--server-pids``: VmRSS of each) is read
-before the streams open and once they are all open; its CPU over the measured run.
+before the streams open and once they are all open; its CPU over the measured run. The disk's
+control (:class:`DiskProbe`, in ``--disk-folder``) times an fsync every 20 ms meanwhile.
 
 Bounded: ``--seconds`` of load (plus at most 30 s to open the streams and 3 s of grace for
 the last deliveries); every connection is closed at the end. Prints one JSON object.
@@ -26,6 +27,8 @@ import os
 import re
 import resource
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -57,6 +60,39 @@ def cpu_seconds(pids: list[int]) -> float:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         total += (int(fields[11]) + int(fields[12])) / CLK_TCK
     return total
+
+
+class DiskProbe:
+    """The control for the disk: in a thread of the driver, a 4 KiB write and an fsync every
+    20 ms to a file beside ``folder`` (the store's), each timed. A command is answered only
+    once its commit is on the disk, so a stall of the disk is a stall of every command: this
+    tells such a stall (the probe's fsyncs stall too) from one of the server's own."""
+
+    def __init__(self, folder: Path, every: float = 0.02) -> None:
+        self.folder, self.every = folder, every
+        self.ms: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> DiskProbe:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+    def _run(self) -> None:
+        block = os.urandom(4096)
+        with tempfile.NamedTemporaryFile(dir=self.folder, prefix="fsync-probe-") as f:
+            while not self._stop.wait(self.every):
+                began = time.perf_counter()
+                f.write(block)
+                f.flush()
+                os.fsync(f.fileno())
+                self.ms.append((time.perf_counter() - began) * 1000)
+                if f.tell() > 4 * 1024 * 1024:
+                    f.seek(0)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -101,6 +137,7 @@ class Run:
         self.opened = 0
         self.stream_failures = 0
         self.writers: list[asyncio.StreamWriter] = []
+        self.disk = DiskProbe(args.disk_folder)
 
     async def stream(self, campaign: str, version: int, seat: int, token: str,
                      ready: asyncio.Event) -> None:
@@ -182,6 +219,7 @@ class Run:
         slots: asyncio.Queue[tuple[float, int, int] | None] = asyncio.Queue()
         workers = [asyncio.ensure_future(self.commands(slots)) for _ in range(args.connections)]
         cpu0, wall0, client0 = cpu_seconds(pids), time.perf_counter(), time.process_time()
+        self.disk.__enter__()
         start = time.perf_counter() + 0.2
         n = len(self.tables)
         schedule = sorted(
@@ -198,6 +236,7 @@ class Run:
             await asyncio.wait_for(asyncio.gather(*workers), timeout=args.seconds + 30)
         except TimeoutError:
             self.errors.append("commands still unanswered 30 s after the run")
+        self.disk.__exit__()
         wall = time.perf_counter() - wall0
         cpu = cpu_seconds(pids) - cpu0
         client = time.process_time() - client0
@@ -237,6 +276,10 @@ class Run:
             "rss_before_kib": rss0, "rss_streams_kib": rss1, "rss_after_kib": rss2,
             "kib_per_stream": (rss1 - rss0) / streams_open,
             "server_cores": cpu / wall, "client_cores": client / wall, "seconds": wall,
+            "disk_fsync_p99_ms": percentile(self.disk.ms, 99),
+            "disk_fsync_max_ms": max(self.disk.ms, default=float("nan")),
+            "disk_fsyncs_over_50_ms": sum(1 for ms in self.disk.ms if ms > 50),
+            "commands_over_50_ms": sum(1 for ms in self.command_ms if ms > 50),
             "errors": self.errors,
         }
 
@@ -252,6 +295,8 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--open-batch", type=int, default=250)
     parser.add_argument("--server-pids", default="")
+    parser.add_argument("--disk-folder", type=Path, default=Path(tempfile.gettempdir()),
+                        help="where the disk control writes (the store's folder)")
     args = parser.parse_args()
     limit = raise_file_limit()
     if limit < args.tables * 4 + args.connections + 64:

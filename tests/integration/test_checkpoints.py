@@ -16,6 +16,7 @@ from application.campaigns import Campaigns, open_campaigns
 from application.credentials import Keyring
 from application.sqlite_store import Checkpointer
 from domain.capes import commands as c
+from projections.service import open_read_models
 
 
 def a_campaign_with_moves(app: Campaigns) -> None:
@@ -104,4 +105,27 @@ def test_a_log_grown_past_its_bound_is_truncated(tmp_path: Path,
         assert (busy, checkpointer.truncations) == (0, 1)
         assert Path(f"{db}-wal").stat().st_size == 0
     finally:
+        app.close()
+
+
+def synchronous(recorder: Any) -> int:
+    with recorder.datastore.get_connection(commit=False) as connection:
+        cursor = connection.cursor()
+        cursor.execute("PRAGMA synchronous")
+        return int(cursor.fetchone()[0])
+
+
+def test_a_command_waits_for_the_disk_and_a_read_models_commit_does_not(tmp_path: Path) -> None:
+    """The log is the record (nothing acknowledged is lost: FULL, 2); a read model is rebuilt
+    from it and commits its rows with its tracking position (NORMAL, 1: a transaction lost to
+    a power cut is applied again)."""
+    app = open_campaigns({"CAPES_DB": str(tmp_path / "c.sqlite")})
+    models = open_read_models(app, environ={})
+    try:
+        a_campaign_with_moves(app)
+        models.runner.catch_up()
+        assert synchronous(app.recorder) == 2
+        assert {synchronous(model.store) for model in models.models.values()} == {1}
+    finally:
+        models.close()
         app.close()
