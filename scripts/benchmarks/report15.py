@@ -149,6 +149,10 @@ def tables_report(t: dict[str, Any]) -> str:
     add: Callable[[str], None] = w.append
     add(TABLES_HEADING)
     add("")
+    if "alone" in t:  # a --tables-only run: not the run the rest of the file is from
+        add(f"From `scripts/bench --tables-only` on {t['alone']}; the rest of this file is "
+            "from the last full run.")
+        add("")
     add(f"N campaigns of 4 seats; every seat holds the live-event stream open (4 N streams); "
         f"each table sends one `narrate` every 5 s (open loop, tables spread over the 5 s) and "
         f"one `GET /board` once it is answered; {t['seconds']:g} s of load per N "
@@ -187,7 +191,12 @@ def tables_report(t: dict[str, Any]) -> str:
         last = run["steps"][-1] if run["steps"] else None
         if last is None:
             continue
-        if last["server_cores"] > 0.85:
+        if last["server_cores"] > 0.85 and run["workers"] > 1:
+            limit = (f"the machine's CPU (of its 2 cores, the {run['workers']} workers used "
+                     f"{last['server_cores']:.2f}, the other processes "
+                     f"{last['cpu']['other_cores']:.2f}, the load generator "
+                     f"{last['client_cores']:.2f})")
+        elif last["server_cores"] > 0.85:
             limit = "the server's CPU (one process, one GIL)"
         elif last.get("disk_fsyncs_over_50_ms"):
             limit = (f"not the server's CPU (it used {last['server_cores']:.2f} cores): the "

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from benchmarks import projections
 from benchmarks.coldload import coldload_part
-from benchmarks.common import DOC, FULL, QUICK, machine_facts, say
+from benchmarks.common import DOC, FULL, QUICK, git_commit, machine_facts, say
 from benchmarks.http import http_part
 from benchmarks.inprocess import inproc_part
 from benchmarks.report import (
@@ -105,6 +105,8 @@ def tables_only(quick: bool, out: Path) -> int:
     """Only the many tables: their section of ``out`` replaced, the rest left as it is."""
     with tempfile.TemporaryDirectory(prefix="capes-bench-tables-") as tmp:
         result = tables_part(QUICK if quick else FULL, Path(tmp))
+    result["alone"] = (f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC "
+                       f"(commit {git_commit()})")
     text = out.read_text() if out.exists() else "# Benchmarks\n"
     out.write_text(with_section(text, tables_report(result), TABLES_HEADING))
     say(f"updated the many-tables section of {out}")
