@@ -228,5 +228,10 @@ class _LiveASGIResponse:
         gone = asyncio.ensure_future(disconnected(receive))
         try:
             await self.body(send, gone)  # until the client goes: nothing more to send
+        except asyncio.CancelledError:
+            # The server is stopping (its grace for requests under way is over): the stream
+            # ends here, and the client reconnects to the next server. Not an error of the
+            # application's, which the server would log with a traceback.
+            return
         finally:
             gone.cancel()

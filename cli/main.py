@@ -95,6 +95,12 @@ def workers_warnings(workers: int, environ: Mapping[str, str]) -> list[str]:
     return warnings
 
 
+#: Seconds a stopping server gives the requests under way before it ends them. A live stream
+#: never ends by itself: without this, a server asked to stop waited for every browser to
+#: leave. A browser's stream reconnects to the next server within a second (its ``retry:``).
+SHUTDOWN_GRACE = 3
+
+
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -116,7 +122,8 @@ def _serve(args: argparse.Namespace) -> int:
     # building its line (client address, path) before the logger dropped it.
     uvicorn.run("api.app:create_server", factory=True, host=args.host, port=args.port,
                 workers=args.workers, log_level=args.log_level,
-                access_log=args.log_level in ("trace", "debug", "info"))
+                access_log=args.log_level in ("trace", "debug", "info"),
+                timeout_graceful_shutdown=SHUTDOWN_GRACE)
     return 0
 
 

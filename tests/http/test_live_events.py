@@ -228,3 +228,31 @@ def subscribe_with(http: httpx.Client, table: Table, **params: str) -> httpx.Res
     response = http.send(request, stream=True)
     assert response.status_code == 200
     return response
+
+
+def test_a_server_asked_to_stop_ends_its_open_streams_and_exits(tmp_path: Path) -> None:
+    """A live stream never ends by itself: ``capes serve`` gives the requests under way
+    SHUTDOWN_GRACE seconds, then ends them, instead of waiting for every browser to leave."""
+    import os
+    import signal
+    import socket
+    from urllib.parse import urlsplit
+
+    from helpers import RUNNING, capes_serve
+
+    from cli.main import SHUTDOWN_GRACE
+
+    with capes_serve({"CAPES_DB": str(tmp_path / "stop.sqlite")}, tmp_path / "server.log") \
+            as base, client(base) as http:
+        table = open_campaign(http, players=["Ana"])
+        where = urlsplit(base)
+        # A browser's stream: a plain socket that keeps reading, as an EventSource does.
+        with socket.create_connection((where.hostname, where.port), timeout=TIMEOUT) as s:
+            s.sendall(f"GET {table.url('/events/stream')}?token={table.tokens[1]} HTTP/1.1\r\n"
+                      f"Host: {where.netloc}\r\n\r\n".encode())
+            assert s.recv(65536).startswith(b"HTTP/1.1 200")
+            process = RUNNING[base]
+            os.killpg(process.pid, signal.SIGINT)
+            process.wait(timeout=SHUTDOWN_GRACE + 10)  # raises if it still waits for us
+    assert process.returncode == 0
+    assert "Exception in ASGI application" not in (tmp_path / "server.log").read_text()
