@@ -27,11 +27,12 @@ def a_campaign_with_moves(app: Campaigns) -> None:
         app.execute(cid, c.Narrate(seat=1, text=f"Line {n}"))
 
 
-def autocheckpoint(recorder: Any) -> int:
-    """The pages at which a commit of the recorder's connections would checkpoint (0: never)."""
+def pragma(recorder: Any, name: str) -> int:
+    """A setting of the recorder's connections: ``wal_autocheckpoint`` (the pages at which a
+    commit checkpoints; 0: never), ``synchronous`` (2: a commit waits for the disk)."""
     with recorder.datastore.get_connection(commit=False) as connection:
         cursor = connection.cursor()
-        cursor.execute("PRAGMA wal_autocheckpoint")
+        cursor.execute(f"PRAGMA {name}")
         return int(cursor.fetchone()[0])
 
 
@@ -41,8 +42,8 @@ def test_the_writers_connections_never_checkpoint_when_they_commit(tmp_path: Pat
         a_campaign_with_moves(app)
         keys = Keyring(dict(app.env))
         try:
-            assert [autocheckpoint(r) for r in (app.recorder, app.seeds.recorder, keys.recorder)
-                    ] == [0, 0, 0]
+            assert [pragma(r, "wal_autocheckpoint")
+                    for r in (app.recorder, app.seeds.recorder, keys.recorder)] == [0, 0, 0]
         finally:
             keys.close()
     finally:
@@ -108,13 +109,6 @@ def test_a_log_grown_past_its_bound_is_truncated(tmp_path: Path,
         app.close()
 
 
-def synchronous(recorder: Any) -> int:
-    with recorder.datastore.get_connection(commit=False) as connection:
-        cursor = connection.cursor()
-        cursor.execute("PRAGMA synchronous")
-        return int(cursor.fetchone()[0])
-
-
 def test_a_command_waits_for_the_disk_and_a_read_models_commit_does_not(tmp_path: Path) -> None:
     """The log is the record (nothing acknowledged is lost: FULL, 2); a read model is rebuilt
     from it and commits its rows with its tracking position (NORMAL, 1: a transaction lost to
@@ -124,8 +118,8 @@ def test_a_command_waits_for_the_disk_and_a_read_models_commit_does_not(tmp_path
     try:
         a_campaign_with_moves(app)
         models.runner.catch_up()
-        assert synchronous(app.recorder) == 2
-        assert {synchronous(model.store) for model in models.models.values()} == {1}
+        assert pragma(app.recorder, "synchronous") == 2
+        assert {pragma(m.store, "synchronous") for m in models.models.values()} == {1}
     finally:
         models.close()
         app.close()
