@@ -9,7 +9,7 @@ writer thread (:class:`~application.committer.Committer`).
 from __future__ import annotations
 
 import hmac
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, TypeVar
@@ -224,17 +224,22 @@ async def announce(services: ServicesDep, campaign_id: FromPath[UUID],
 _encoder = msgspec.json.Encoder()
 
 
+def sse_events(events: Sequence[EventOut]) -> bytes:
+    """``events`` as Server-Sent Events (id: the position, event: the type, data: the JSON).
+
+    What ``ServerSentEventMessage(data=…, event=…, id=…).encode()`` writes (tested), without
+    its line splitting: JSON from msgspec and an event's type never hold a line break. Every
+    command's events are written so for its streams: this is on the hot path."""
+    return b"".join(b"id: %d\r\nevent: %s\r\ndata: %s\r\n\r\n"
+                    % (out.position, out.type.encode(), _encoder.encode(out)) for out in events)
+
+
 def live_message(events: tuple[EventOut, ...]) -> bytes:
     """What a live stream is sent for ``events``: ``b"<first> <last>\n"`` and their
-    Server-Sent Events as the stream writes them (see api.routes.queries); b"" for none."""
+    :func:`sse_events` (see api.routes.queries); b"" for none."""
     if not events:
         return b""
-    # What ServerSentEventMessage(data=…, event=…, id=…).encode() writes (tested), without
-    # its line splitting: JSON from msgspec and an event's type never hold a line break. A
-    # command's events are written for its streams on every command: this is on the hot path.
-    wire = b"".join(b"id: %d\r\nevent: %s\r\ndata: %s\r\n\r\n"
-                    % (out.position, out.type.encode(), _encoder.encode(out)) for out in events)
-    return b"%d %d\n" % (events[0].position, events[-1].position) + wire
+    return b"%d %d\n" % (events[0].position, events[-1].position) + sse_events(events)
 
 
 async def apply_command(    services: ServicesDep,

@@ -34,6 +34,7 @@ from api.services import (
     Version,
     authenticate,
     in_thread,
+    sse_events,
 )
 from domain.capees import model as capees_model
 from domain.capees import views as capees_views
@@ -316,6 +317,10 @@ async def _follow(
         follower.since = loop.time()
         await send({"type": "http.response.body", "body": chunk, "more_body": True})
 
+    def shown(wire: bytes) -> bytes:
+        """Events as the client asked for them (``plain``: without event names)."""
+        return _EVENT_LINES.sub(b"", wire) if plain else wire
+
     try:
         behind = True
         while not gone.done():
@@ -324,9 +329,7 @@ async def _follow(
                 records = await in_thread(services.campaigns.history, campaign_id, last, 200)
                 if records:
                     outs = [event_out(record) for record in records]
-                    await write(b"".join(ServerSentEventMessage(
-                        data=encoder.encode(out).decode(), event=None if plain else out.type,
-                        id=out.position).encode() for out in outs))
+                    await write(shown(sse_events(outs)))
                     last = outs[-1].position
                 if len(records) == 200:
                     continue
@@ -355,7 +358,7 @@ async def _follow(
                 if behind or not wire:
                     behind = True
                 elif int(first) == last + 1:
-                    await write(_EVENT_LINES.sub(b"", wire) if plain else wire)
+                    await write(shown(wire))
                     last = int(final)
                     if with_board:
                         await write(
