@@ -74,11 +74,10 @@ class DiskProbe:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> DiskProbe:
+    def start(self) -> None:
         self._thread.start()
-        return self
 
-    def __exit__(self, *_: object) -> None:
+    def stop(self) -> None:
         self._stop.set()
         self._thread.join(5)
 
@@ -219,7 +218,7 @@ class Run:
         slots: asyncio.Queue[tuple[float, int, int] | None] = asyncio.Queue()
         workers = [asyncio.ensure_future(self.commands(slots)) for _ in range(args.connections)]
         cpu0, wall0, client0 = cpu_seconds(pids), time.perf_counter(), time.process_time()
-        self.disk.__enter__()
+        self.disk.start()
         start = time.perf_counter() + 0.2
         n = len(self.tables)
         schedule = sorted(
@@ -236,7 +235,7 @@ class Run:
             await asyncio.wait_for(asyncio.gather(*workers), timeout=args.seconds + 30)
         except TimeoutError:
             self.errors.append("commands still unanswered 30 s after the run")
-        self.disk.__exit__()
+        self.disk.stop()
         wall = time.perf_counter() - wall0
         cpu = cpu_seconds(pids) - cpu0
         client = time.process_time() - client0
