@@ -84,11 +84,11 @@ def workers_warnings(workers: int, environ: Mapping[str, str]) -> list[str]:
         warnings.append(
             f"{workers} workers on an SQLite file: their writers take turns at the file (one "
             "commit at a time); PostgreSQL (CAPES_DATABASE_URL) suits several workers better")
-    if environ.get("CAPES_PROJECTIONS", "").strip().lower() != "external":
+    if environ.get("CAPES_PROJECTIONS", "").strip().lower() == "internal":
         warnings.append(
             f"{workers} workers each run the read models (CAPES_PROJECTIONS=internal): they "
-            "repeat each other's work; set CAPES_PROJECTIONS=external and run one `capes "
-            "projections run` beside them")
+            "repeat each other's work; leave CAPES_PROJECTIONS unset and `capes serve` runs "
+            "them once, in a process of their own")
     warnings.append(
         f"{workers} workers each count the rate limit (CAPES_RATE_LIMIT) on their own: a "
         f"client may send up to {workers} times the limit")
@@ -104,26 +104,37 @@ SHUTDOWN_GRACE = 3
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from projections.service import internal
+    from cli.read_models_process import ReadModelsProcess, wanted
+    from projections.service import MODES, mode
 
     # The settings each worker will read, checked once here: a bad one fails in one line.
     who_opens_campaigns(os.environ)
     try:
-        internal(os.environ)
+        mode(os.environ)
     except ValueError as e:
         raise SettingError("CAPES_PROJECTIONS", os.environ.get("CAPES_PROJECTIONS", ""),
-                           "must be internal or external") from e
+                           f"must be {', '.join(MODES)}") from e
     for warning in workers_warnings(args.workers, os.environ):
         print(f"warning: {warning}", file=sys.stderr)
     files = raise_file_limit()
     print(f"Serving campaigns from {describe_store(os.environ)} at "
           f"http://{args.host}:{args.port} (docs: /schema; open files: {files})", flush=True)
-    # The access log is written at level info: below it, every request still paid for
-    # building its line (client address, path) before the logger dropped it.
-    uvicorn.run("api.app:create_server", factory=True, host=args.host, port=args.port,
-                workers=args.workers, log_level=args.log_level,
-                access_log=args.log_level in ("trace", "debug", "info"),
-                timeout_graceful_shutdown=SHUTDOWN_GRACE)
+    # One process runs the read models for every worker (which only read them): see
+    # cli/read_models_process.py for why not a thread of the server.
+    beside = ReadModelsProcess(os.environ) if wanted(os.environ) else None
+    if beside is not None:
+        beside.start()
+        print(f"Read models: in a process of their own (pid {beside.pid})", flush=True)
+    try:
+        # The access log is written at level info: below it, every request still paid for
+        # building its line (client address, path) before the logger dropped it.
+        uvicorn.run("api.app:create_server", factory=True, host=args.host, port=args.port,
+                    workers=args.workers, log_level=args.log_level,
+                    access_log=args.log_level in ("trace", "debug", "info"),
+                    timeout_graceful_shutdown=SHUTDOWN_GRACE)
+    finally:
+        if beside is not None:
+            beside.stop()
     return 0
 
 

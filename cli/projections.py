@@ -1,8 +1,9 @@
 """``capes`` subcommands of the read models (:mod:`projections`), run by the host on the store.
 
-- ``capes projections run [--name N …]``: follow the log and keep the read models up to date
-  (for a deployment whose servers run with ``CAPES_PROJECTIONS=external``), until SIGINT or
-  SIGTERM.
+- ``capes projections run [--name N …] [--linger S] [--poll S]``: follow the log and keep the
+  read models up to date (``capes serve`` starts one for its workers; by hand, for servers run
+  with ``CAPES_PROJECTIONS=external``), until SIGINT or SIGTERM. With
+  ``CAPES_READ_MODELS_WAKE`` (a socket path), servers waiting for a position wake it.
 - ``capes projections rebuild [--name N …]``: empty read models and replay the whole log into
   them, with a progress bar.
 - ``capes projections status``: each read model's position against the store's last event.
@@ -16,6 +17,7 @@ position is applied once whoever applies it).
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -29,7 +31,10 @@ from application.campaigns import open_campaigns
 from application.config import describe_store
 from cli.arguments import campaign_arg
 from projections.analytics import Analytics, Distribution
+from projections.runner import LINGER, POLL
 from projections.service import MODELS, ReadModels
+from projections.wake import ENV as WAKE_ENV
+from projections.wake import PARENT_ENV, WakeListener
 
 Body = Callable[[ReadModels, argparse.Namespace], int]
 
@@ -56,13 +61,27 @@ def _run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    # Nothing in this process pokes the runner: what wakes it (the store's NOTIFY on
-    # PostgreSQL, else a poll) is followed at once, without the server's linger.
-    with _read_models(_names(args), linger=0.0) as read_models:
+    wake = os.environ.get(WAKE_ENV, "").strip()
+    # Without a wake, what wakes the runner (the store's NOTIFY on PostgreSQL, else a poll)
+    # is followed at once: a server waiting for a position has no other way to hurry it.
+    # With one, a NOTIFY is followed after the server's linger, gathering a busy table's
+    # commands into one batch, and a waiting server cuts the linger short.
+    linger = args.linger if args.linger is not None else (LINGER if wake else 0.0)
+    with _read_models(_names(args), linger=linger, poll=args.poll) as read_models:
         status = read_models.status()
         print(f"Following {describe_store()} for {', '.join(read_models.models)}: the store is "
               f"at {status['head']}, the read models at {status['positions']}", flush=True)
-        read_models.runner.run_forever(stop)
+        listener = None
+        if wake:
+            parent = int(os.environ.get(PARENT_ENV, "0") or 0)
+            listener = WakeListener(wake, read_models.runner.hurry,
+                                    alive=lambda: not parent or os.getppid() == parent,
+                                    on_gone=stop.set).start()
+        try:
+            read_models.runner.run_forever(stop)
+        finally:
+            if listener is not None:
+                listener.stop()
         print(f"stopped at {read_models.runner.positions()}")
     return 0
 
@@ -276,6 +295,13 @@ def _campaigns(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seconds(text: str) -> float:
+    seconds = float(text)
+    if not 0 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError(f"not a number of seconds from 0 to 3600: {text}")
+    return seconds
+
+
 def register(commands: Any) -> None:
     """Add the read models' subcommands to ``capes``."""
     projections = commands.add_parser("projections", help="run, rebuild or check the read "
@@ -287,9 +313,16 @@ def register(commands: Any) -> None:
                             help="a read model (repeat for more; default: all)")
         return parser
 
-    named(actions.add_parser("run", help="keep the read models up to date (a separate "
-                             "process; the servers run with CAPES_PROJECTIONS=external)")
-          ).set_defaults(run=_run)
+    run = named(actions.add_parser("run", help="keep the read models up to date (a separate "
+                                   "process; the servers run with CAPES_PROJECTIONS=external)"))
+    run.add_argument("--linger", type=_seconds, default=None,
+                     help="seconds to wait, once woken by the store, for more events to take "
+                     f"in the same batch (default {LINGER:g} with CAPES_READ_MODELS_WAKE, else "
+                     "0)")
+    run.add_argument("--poll", type=_seconds, default=POLL,
+                     help="seconds between looks at the store when nothing wakes the read "
+                     "models (default %(default)s)")
+    run.set_defaults(run=_run)
     rebuild = named(actions.add_parser("rebuild", help="rebuild read models from the whole "
                                        "event history"))
     rebuild.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -92,6 +92,8 @@ class Catchup:
         self.stopped: dict[UUID, Stopped] = {}
         self._lock = threading.RLock()
         self._wake = threading.Event()
+        #: Set when a reader waits for the read models: the linger is cut short.
+        self._hurry = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._needs_state = any(m.needs_state for m in self.models)
@@ -222,17 +224,21 @@ class Catchup:
     # -- waiting (read-your-writes) ----------------------------------------------------------
 
     def wait(self, position: int, names: Sequence[str] | None = None,
-             timeout: float = 2.0, *, drive: bool = True) -> bool:
+             timeout: float = 2.0, *, drive: bool = True,
+             nudge: Callable[[], None] | None = None) -> bool:
         """Whether the named read models reached ``position`` within ``timeout`` seconds.
 
         ``drive``: this process runs the read models, so catch them up now rather than wait
         for the background thread. Otherwise poll their tracking in the store (another process
-        runs them), every 5 ms at first, backing off to 100 ms.
+        runs them), every 5 ms at first, backing off to 100 ms, calling ``nudge`` before each
+        look (it tells that process someone waits: :class:`~projections.wake.Wake`).
         """
         deadline = time.monotonic() + timeout
         if not drive:
             pause = 0.005
             while True:
+                if nudge is not None:
+                    nudge()
                 current = min(m.store.position() for m in self.models
                               if names is None or m.name in names)
                 if current >= position:
@@ -301,12 +307,19 @@ class Catchup:
         threading.Thread(target=listen, name="capes-read-models-listen", daemon=True).start()
 
     def poke(self) -> None:
-        """Something was stored: look now rather than at the next poll."""
+        """Something was stored: look now rather than at the next poll (after the linger)."""
         if not self._wake.is_set():  # once per batch, not a lock and a notify per command
             self._wake.set()
 
+    def hurry(self) -> None:
+        """A reader waits for the read models (read-your-writes, in another process): look now,
+        without the linger."""
+        self._hurry.set()
+        self._wake.set()
+
     def stop(self, timeout: float = 10.0) -> None:
         self._stopping.set()
+        self._hurry.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
@@ -348,7 +361,8 @@ class Catchup:
             poked = self._wake.wait(self.poll)
             self._wake.clear()
             if poked and self.linger:
-                self._stopping.wait(self.linger)
+                self._hurry.wait(self.linger)  # cut short by hurry() or stop()
+            self._hurry.clear()
 
     def __enter__(self) -> Catchup:
         return self

@@ -18,6 +18,8 @@ from .model import Folds, ReadModel
 from .runner import BATCH, LINGER, Catchup, Progress
 from .timeline import TimelineModel
 from .views import open_factory, open_view
+from .wake import ENV as WAKE_ENV
+from .wake import Wake
 
 if TYPE_CHECKING:
     from application.campaigns import Campaigns
@@ -26,19 +28,27 @@ if TYPE_CHECKING:
 MODELS: dict[str, type[ReadModel]] = {
     m.name: m for m in (BoardModel, LedgersModel, TimelineModel, DirectoryModel, AnalyticsModel)
 }
-#: ``internal`` (default): the server runs the read models in a background thread;
-#: ``external``: another process does (``capes projections run``), the server only reads.
+#: ``process`` (the default of ``capes serve``): ``capes serve`` runs the read models in one
+#: process of its own beside its workers (elsewhere, as ``internal``); ``internal``: the
+#: server runs them in a background thread of each worker; ``external``: another process does
+#: (``capes projections run``), the server only reads.
 MODE = "CAPES_PROJECTIONS"
+MODES = ("process", "internal", "external")
 
 M = TypeVar("M", bound=ReadModel)
 
 
 def internal(environ: Mapping[str, str] | None = None) -> bool:
     """Whether this process is to run the read models (``CAPES_PROJECTIONS``)."""
-    mode = (os.environ if environ is None else environ).get(MODE, "").strip().lower()
-    if mode not in ("", "internal", "external"):
-        raise ValueError(f"{MODE} must be internal or external, not {mode!r}")
-    return mode != "external"
+    return mode(environ) != "external"
+
+
+def mode(environ: Mapping[str, str] | None = None) -> str:
+    """``CAPES_PROJECTIONS``: one of :data:`MODES` (unset: ``process``)."""
+    found = (os.environ if environ is None else environ).get(MODE, "").strip().lower()
+    if found not in ("", *MODES):
+        raise ValueError(f"{MODE} must be {', '.join(MODES)}, not {found!r}")
+    return found or "process"
 
 
 class ReadModels:
@@ -46,7 +56,7 @@ class ReadModels:
 
     def __init__(self, app: Campaigns, names: Sequence[str] | None = None, *,
                  runs: bool = True, batch: int = BATCH, poll: float = 0.2,
-                 linger: float = LINGER) -> None:
+                 linger: float = LINGER, wake: Wake | None = None) -> None:
         unknown = set(names or ()) - set(MODELS)
         if unknown:
             raise ValueError(f"no read model {', '.join(sorted(unknown))}; "
@@ -63,6 +73,8 @@ class ReadModels:
         self.runner = Catchup(app, list(self.models.values()), folds, batch=batch, poll=poll,
                               linger=linger)
         self._across: tuple[float, Analytics] | None = None
+        #: Tells the process that runs the read models that a reader waits (None: it polls).
+        self.wake = wake
 
     def model(self, kind: type[M]) -> M:
         found = self.models[kind.name]
@@ -99,11 +111,14 @@ class ReadModels:
     def close(self) -> None:
         self.runner.stop()
         self.factory.close()
+        if self.wake is not None:
+            self.wake.close()
 
     def wait(self, position: int | None, names: Sequence[str], timeout: float) -> bool:
         """Whether the named read models have caught up with ``position`` (None: the store's
         head now) within ``timeout`` seconds."""
-        return self.runner.wait(self._target(position), names, timeout, drive=self.runs)
+        return self.runner.wait(self._target(position), names, timeout, drive=self.runs,
+                                nudge=self.wake)
 
     def _target(self, position: int | None) -> int:
         """The position a query asks for: ``position``, or the store's head now (None)."""
@@ -174,6 +189,12 @@ class ReadModels:
 
 def open_read_models(app: Campaigns, names: Sequence[str] | None = None, *,
                      environ: Mapping[str, str] | None = None, **kwargs: Any) -> ReadModels:
-    """The read models of ``app``; run in this process unless ``CAPES_PROJECTIONS=external``."""
+    """The read models of ``app``; run in this process unless ``CAPES_PROJECTIONS=external``
+    (then waited for, with a wake for their process when ``CAPES_READ_MODELS_WAKE`` names
+    its socket)."""
+    environ = os.environ if environ is None else environ
     kwargs.setdefault("runs", internal(environ))
+    path = environ.get(WAKE_ENV, "").strip()
+    if path and not kwargs["runs"]:
+        kwargs.setdefault("wake", Wake(path))
     return ReadModels(app, names, **kwargs)

@@ -103,16 +103,28 @@ def _ours() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started: uvicorn's workers, the read models' process of
+    ``capes serve``."""
+    try:
+        return [int(x) for x in
+                Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
 class CpuWatch:
-    """Cores used during a run by the servers, by the load generator and this script, and by
-    every other process on the machine (other people's work disturbs the figures)."""
+    """Cores used during a run by the servers (with the processes they started: workers, the
+    read models' process), by the load generator and this script, and by every other process
+    on the machine (other people's work disturbs the figures)."""
 
     def __init__(self, servers: list[int]) -> None:
-        self.servers = servers
+        self.servers = list(dict.fromkeys(
+            p for pid in servers for p in (pid, *children(pid))))
         self.t0 = time.monotonic()
         self.machine0 = _machine()
         self.ours0 = _ours()
-        self.servers0 = sum(_process_seconds(pid) for pid in servers)
+        self.servers0 = sum(_process_seconds(pid) for pid in self.servers)
 
     def stop(self) -> dict[str, float]:
         wall = time.monotonic() - self.t0

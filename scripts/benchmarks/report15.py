@@ -99,7 +99,7 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
         add("| server | workers | req/s | commands/s | p99 | refused | cores: server / load "
             "generator / others |")
         add("|---|---|---|---|---|---|---|")
-        two = "game (Redis; read models in `capes projections run`)"
+        two = "game (Redis)"
         for key, label, n in (("game1", "game", 1), ("game2", two, 2),
                               ("lean1", "control", 1), ("lean2", "control", 2)):
             r = wk[key]
@@ -109,9 +109,10 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
                 f"{c['client_cores']:.2f} / {c['other_cores']:.2f} |")
         add("")
         add("Each run: a fresh schema, campaigns prepared over HTTP, the mix of "
-            "`scripts/bench_game.lua` (16 connections; each plays its own campaigns). The "
-            "control is what a second uvicorn worker adds on this machine when the server "
-            "does nothing: the game cannot scale better than that.")
+            "`scripts/bench_game.lua` (16 connections; each plays its own campaigns); the game "
+            "server's cores include its read models' process. The control is what a second "
+            "uvicorn worker adds on this machine when the server does nothing: the game cannot "
+            "scale better than that.")
         add("")
     if ryw:
         add("### Read-your-writes")
@@ -119,11 +120,13 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
         add("A command, then at once `GET /timeline?position=<its position>` (which waits "
             "for the timeline read model); the time from the command's answer to the "
             "timeline's, one campaign, one after another (`scripts/benchmarks/ryw.py`). "
-            "External: the read models run in `capes projections run` beside the server "
-            "(`CAPES_PROJECTIONS=external`), which on SQLite polls the store every 0.2 s and "
-            "on PostgreSQL wakes on its NOTIFY; internal: the server runs them and catches "
-            "them up itself when a query asks. The board and ledgers with `?position=` are "
-            "answered from the writer's campaigns in memory and never wait.")
+            "Process (the default): the read models run in the process of their own that "
+            "`capes serve` starts, which follows the store every 0.2 s or so (SQLite: a poll; "
+            "PostgreSQL: its NOTIFY and a linger) and which the waiting query wakes through a "
+            "socket (`projections/wake.py`); internal (`CAPES_PROJECTIONS=internal`): a thread "
+            "of the server runs them and the query catches them up itself. The board and "
+            "ledgers with `?position=` are answered from the writer's campaigns in memory and "
+            "never wait.")
         add("")
         add("| read models | p50 | p90 | max | samples |")
         add("|---|---|---|---|---|")

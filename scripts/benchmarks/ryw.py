@@ -1,8 +1,8 @@
 """Read-your-writes (issue 15): how long after a command's answer a query given its
-``position`` answers, with the read models run by another process (``CAPES_PROJECTIONS=
-external`` and ``capes projections run`` beside the server), on SQLite (the runner polls
-every 0.2 s) and on PostgreSQL (the runner wakes on the store's NOTIFY); and, for
-comparison, with the server running them itself (SQLite).
+``position`` answers, with the read models in the process of their own that ``capes serve``
+starts (the default: the waiting query wakes it through a socket), on SQLite and on
+PostgreSQL; and, for comparison, with the server running them in a thread of its own
+(``CAPES_PROJECTIONS=internal``, SQLite).
 
 One campaign, one seat: ``POST narrate``, then at once ``GET /timeline?position=<its
 position>``; the time from the command's answer to the timeline's, ``samples`` times, one
@@ -51,25 +51,18 @@ def _measure(port: int, samples: int) -> dict[str, Any]:
             "max_ms": max(waits), "samples": samples}
 
 
-def _run(tmp: Path, name: str, env: dict[str, str], external: bool,
+def _run(tmp: Path, name: str, env: dict[str, str], mode: str,
          samples: int) -> dict[str, Any]:
     port = free_port()
     server = start_server([sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port",
                            str(port), "--log-level", "warning"],
-                          env | {"CAPES_PROJECTIONS": "external" if external else "internal"},
-                          tmp / f"ryw-{name}.log")
-    runner = None
+                          env | {"CAPES_PROJECTIONS": mode}, tmp / f"ryw-{name}.log")
     try:
         wait_ready(server, port, tmp / f"ryw-{name}.log")
-        if external:
-            runner = start_server([sys.executable, "-m", "cli.main", "projections", "run"], env,
-                                  tmp / f"ryw-{name}-runner.log")
-            time.sleep(2.0)
+        time.sleep(2.0)  # the read models' process up
         result = _measure(port, samples)
     finally:
         stop_server(server)
-        if runner is not None:
-            stop_server(runner)
     say(f"  {name}: timeline with the command's position answered {result['p50_ms']:.1f} ms "
         f"(p50), {result['p90_ms']:.1f} ms (p90) after the command")
     return result
@@ -82,14 +75,14 @@ def ryw_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
                                                               "CAPES_REDIS_URL")}
     out: dict[str, Any] = {}
     out["sqlite internal"] = _run(tmp, "sqlite-internal", base | {
-        "CAPES_DB": str(tmp / "ryw-internal.sqlite")}, False, samples)
-    out["sqlite external"] = _run(tmp, "sqlite-external", base | {
-        "CAPES_DB": str(tmp / "ryw-external.sqlite")}, True, samples)
+        "CAPES_DB": str(tmp / "ryw-internal.sqlite")}, "internal", samples)
+    out["sqlite process"] = _run(tmp, "sqlite-process", base | {
+        "CAPES_DB": str(tmp / "ryw-process.sqlite")}, "process", samples)
     if reachable(POSTGRES, 5432):
         url = fresh_schema(POSTGRES)
         try:
-            out["postgres external"] = _run(tmp, "postgres-external", base | {
-                "CAPES_DATABASE_URL": url}, True, samples)
+            out["postgres process"] = _run(tmp, "postgres-process", base | {
+                "CAPES_DATABASE_URL": url}, "process", samples)
         finally:
             drop_schema(url)
     return out

@@ -30,9 +30,9 @@ from urllib.parse import urlsplit
 from benchmarks import SCRIPTS
 from benchmarks.common import (
     CpuWatch,
+    children,
     free_port,
     say,
-    start_projections,
     start_server,
     stop_server,
     wait_quiet,
@@ -117,13 +117,9 @@ def prepare(environ: dict[str, str], count: int, path: Path) -> float:
 
 
 def server_pids(proc: subprocess.Popen[bytes]) -> list[int]:
-    """The server process and its workers (uvicorn's children with --workers 2)."""
-    pids = [proc.pid]
-    try:
-        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
-    except OSError:
-        children = []
-    return pids + [int(pid) for pid in children]
+    """The server process and what it started (uvicorn's workers with --workers 2, the read
+    models' process)."""
+    return [proc.pid, *children(proc.pid)]
 
 
 def one_step(p: dict[str, Any], tmp: Path, proc: subprocess.Popen[bytes], port: int,
@@ -158,7 +154,6 @@ def run_store(p: dict[str, Any], tmp: Path, store: str) -> dict[str, Any]:
         env.pop("CAPES_DB", None)
         env["CAPES_DATABASE_URL"] = schema_url
         env["CAPES_REDIS_URL"] = REDIS
-        env["CAPES_PROJECTIONS"] = "external"
         workers = 2
     steps: list[int] = p["tables_steps"]
     campaigns = tmp / f"tables-{store}.txt"
@@ -172,8 +167,6 @@ def run_store(p: dict[str, Any], tmp: Path, store: str) -> dict[str, Any]:
                          "--port", str(port), "--workers", str(workers), "--log-level",
                          "warning"], env, log)
     results: list[dict[str, Any]] = []
-    runner = start_projections(env, tmp / f"tables-{store}-projections.log") if workers > 1 \
-        else None
     try:
         wait_ready(proc, port, log)
         time.sleep(1.0 if workers == 1 else 3.0)  # every worker up
@@ -195,8 +188,6 @@ def run_store(p: dict[str, Any], tmp: Path, store: str) -> dict[str, Any]:
                 break  # larger N only does worse
     finally:
         stop_server(proc)
-        if runner is not None:
-            stop_server(runner)
         if schema_url:
             drop_schema(schema_url)
     held = [r["tables"] for r in results if r["holds"]]

@@ -23,7 +23,6 @@ from benchmarks.common import (
     CpuWatch,
     free_port,
     say,
-    start_projections,
     start_server,
     stop_server,
     wait_quiet,
@@ -36,19 +35,10 @@ from benchmarks.tables import POSTGRES, REDIS, drop_schema, fresh_schema, reacha
 TARGET_SCALING = 1.6
 
 
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(x) for x in
-                Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-
-
 def _run(argv: list[str], env: dict[str, str], port: int, tmp: Path, name: str,
-         p: dict[str, Any], lines_for: Any, projections: bool = False) -> dict[str, Any]:
+         p: dict[str, Any], lines_for: Any) -> dict[str, Any]:
     log = tmp / f"{name}.log"
     proc = start_server(argv, env, log)
-    runner = start_projections(env, tmp / f"{name}-projections.log") if projections else None
     try:
         wait_ready(proc, port, log)
         time.sleep(2.0)  # every worker up
@@ -57,7 +47,7 @@ def _run(argv: list[str], env: dict[str, str], port: int, tmp: Path, name: str,
         args = [str(conns), str(p["max_turns"] if "lean" not in name else 10**9)]
         run_wrk(port, "bench_game.lua", p["warmup_seconds"], conns, [str(warm), *args])
         wait_quiet(p["round_quiet_wait"])
-        watch = CpuWatch([proc.pid, *_children(proc.pid)])
+        watch = CpuWatch([proc.pid])
         result = run_wrk(port, "bench_game.lua", p["http_seconds"], conns,
                          [str(measured), *args])
         result |= {"cpu": watch.stop()}
@@ -67,8 +57,6 @@ def _run(argv: list[str], env: dict[str, str], port: int, tmp: Path, name: str,
         return result
     finally:
         stop_server(proc)
-        if runner is not None:
-            stop_server(runner)
 
 
 def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
@@ -85,10 +73,9 @@ def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
         url = fresh_schema(POSTGRES)
         env = base | {"CAPES_DATABASE_URL": url}
         if workers == 2:
-            # As the README says to run several workers: live events through Redis, the read
-            # models in a process of their own.
+            # As the README says to run several workers: live events through Redis (the read
+            # models run in the one process of their own that `capes serve` starts).
             env["CAPES_REDIS_URL"] = REDIS
-            env["CAPES_PROJECTIONS"] = "external"
         port = free_port()
 
         def lines_for(port: int, workers: int = workers) -> tuple[Path, Path]:
@@ -102,7 +89,7 @@ def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
                 "--workers", str(workers), "--log-level", "warning"]
         try:
             out[f"game{workers}"] = _run(argv, env, port, tmp, f"game, {workers} worker(s)", p,
-                                         lines_for, projections=workers > 1)
+                                         lines_for)
         finally:
             drop_schema(url)
     every = write_campaigns(tmp / "workers-all.txt", [

@@ -440,3 +440,24 @@ def test_one_event_the_read_models_cannot_take_stops_only_its_campaign(
         check_read_models(app, read_models, [before, after])
     finally:
         read_models.close()
+
+
+def test_a_poke_waits_out_the_linger_and_a_hurry_cuts_it_short() -> None:
+    """What stored events wake is taken in one batch after the linger; a reader waiting for
+    them (projections.wake) has it taken at once."""
+    app = Campaigns(MEMORY)
+    read_models = ReadModels(app, ["timeline"], poll=600, linger=600)
+    runner = read_models.runner
+    try:
+        campaign = open_table(app, "Harbor", players=2)
+        runner.start()  # its first look takes what is stored
+        assert runner.wait(app.recorder.max_notification_id(), drive=False, timeout=30)
+        position = app.execute(campaign, c.Narrate(seat=1, text="Later")).position
+        assert position is not None
+        runner.poke()
+        assert not runner.wait(position, drive=False, timeout=1.0)  # lingering
+        runner.hurry()
+        assert runner.wait(position, drive=False, timeout=30)
+    finally:
+        read_models.close()
+        app.close()

@@ -1,0 +1,157 @@
+"""``capes serve`` runs the read models in a process of their own beside its workers, which
+read them and wake it when a query waits for a position (cli.read_models_process,
+projections.wake, issue 15)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from application.campaigns import Campaigns, open_campaigns
+from cli.read_models_process import ReadModelsProcess, wanted
+from domain.capes import commands as c
+from projections.service import ReadModels, mode, open_read_models
+from projections.wake import ENV as WAKE_ENV
+from projections.wake import PARENT_ENV, Wake
+from tests.http.helpers import capes_serve
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def eventually(check: Callable[[], bool], timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[tuple[dict[str, str], Campaigns]]:
+    environ = {"CAPES_DB": str(tmp_path / "c.sqlite")}
+    app = open_campaigns(environ)
+    try:
+        yield environ, app
+    finally:
+        app.close()
+
+
+def a_line(app: Campaigns, campaign_id: object, text: str) -> int:
+    """A narrated line; its store position."""
+    position = app.execute(campaign_id, c.Narrate(seat=1, text=text)).position  # type: ignore[arg-type]
+    assert position is not None
+    return position
+
+
+def test_capes_serve_runs_the_read_models_in_a_process_of_its_own_unless_told_otherwise(
+) -> None:
+    assert mode({}) == "process"
+    assert wanted({"CAPES_DB": "c.sqlite"})
+    assert wanted({"CAPES_DATABASE_URL": "postgresql://db/capes"})
+    assert not wanted({"CAPES_DB": ":memory:"})  # nothing another process could read
+    assert not wanted({"CAPES_DB": "c.sqlite", "CAPES_PROJECTIONS": "internal"})
+    assert not wanted({"CAPES_DB": "c.sqlite", "CAPES_PROJECTIONS": "external"})
+    with pytest.raises(ValueError, match="CAPES_PROJECTIONS must be process, internal, external"):
+        mode({"CAPES_PROJECTIONS": "threads"})
+
+
+def test_a_waiting_query_wakes_the_read_models_process_which_otherwise_waits_for_its_poll(
+    store: tuple[dict[str, str], Campaigns],
+) -> None:
+    environ, app = store
+    campaign = app.create(c.CreateCampaign(name="Wake")).campaign_id
+    app.execute(campaign, c.SeatPlayer(name="Ana"))
+    first = a_line(app, campaign, "Before")
+    # Ten minutes between polls and a ten-minute linger: only a wake makes it look again.
+    beside = ReadModelsProcess(dict(os.environ) | environ, linger=600, poll=600)
+    beside.start()
+    try:
+        waker = Wake(beside.wake_path)
+        readers = ReadModels(app, runs=False, wake=waker)
+        quiet = ReadModels(app, runs=False)
+        try:
+            assert readers.wait(first, ["timeline"], timeout=30)  # its first look, at start
+            time.sleep(1)  # the wakes sent meanwhile are taken, and it waits again
+            second = a_line(app, campaign, "After")
+            assert not quiet.wait(second, ["timeline"], timeout=1.0)
+            assert readers.wait(second, ["timeline"], timeout=30)
+            entries = readers.timeline.entries(campaign, 0, 100, None)
+            assert [e.position for e in entries][-1] == second
+        finally:
+            quiet.close()
+            readers.close()
+    finally:
+        beside.stop()
+    assert not beside.running
+
+
+def test_a_read_models_process_that_fails_is_started_again(
+    store: tuple[dict[str, str], Campaigns],
+) -> None:
+    environ, app = store
+    campaign = app.create(c.CreateCampaign(name="Again")).campaign_id
+    app.execute(campaign, c.SeatPlayer(name="Ana"))
+    beside = ReadModelsProcess(dict(os.environ) | environ)
+    beside.start()
+    try:
+        first = beside.pid
+        assert first is not None
+        os.kill(first, signal.SIGKILL)
+        assert eventually(lambda: beside.starts == 2 and beside.pid != first)
+        position = a_line(app, campaign, "After the crash")
+        readers = open_read_models(app, environ=environ | {
+            "CAPES_PROJECTIONS": "external", WAKE_ENV: beside.wake_path})
+        try:
+            assert readers.wake is not None
+            assert readers.wait(position, ["timeline"], timeout=30)
+        finally:
+            readers.close()
+    finally:
+        beside.stop()
+
+
+def test_a_read_models_process_whose_server_is_gone_stops(
+    store: tuple[dict[str, str], Campaigns], tmp_path: Path,
+) -> None:
+    environ, _ = store
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")} | environ | {
+        WAKE_ENV: str(tmp_path / "wake.sock"), PARENT_ENV: "1"}  # not its parent: gone
+    env["PYTHONPATH"] = str(ROOT)
+    process = subprocess.run([sys.executable, "-m", "cli.main", "projections", "run"],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert process.returncode == 0, process.stderr
+    assert "stopped at" in process.stdout
+
+
+def test_capes_serve_answers_the_timeline_of_a_command_from_its_read_models_process(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "serve.log"
+    with capes_serve({"CAPES_DB": str(tmp_path / "c.sqlite")}, log,
+                     "--log-level", "warning") as base:
+        opened = httpx.post(f"{base}/campaigns", json={"name": "Served"}).json()
+        campaign = opened["campaign_id"]
+        seat = httpx.post(f"{base}/campaigns/{campaign}/seats", json={"name": "Ana"}).json()
+        player = {"authorization": f"Bearer {seat['token']}"}
+        answer = httpx.post(f"{base}/campaigns/{campaign}/commands", headers=player,
+                            json={"command": {"type": "narrate", "text": "Hello"}})
+        assert answer.status_code == 200, answer.text
+        position = answer.json()["position"]
+        timeline = httpx.get(f"{base}/campaigns/{campaign}/timeline",
+                             params={"position": position}, headers=player, timeout=10)
+        assert timeline.status_code == 200, timeline.text
+        assert timeline.json()["entries"][-1]["position"] == position
+        children = [line for line in subprocess.run(
+            ["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
+            if "cli.main projections run" in line]
+        assert children, log.read_text()
+    assert "Read models: in a process of their own" in log.read_text()
