@@ -10,7 +10,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from uuid import UUID
 
 import httpx
 import pytest
@@ -45,9 +47,27 @@ def store(tmp_path: Path) -> Iterator[tuple[dict[str, str], Campaigns]]:
         app.close()
 
 
-def a_line(app: Campaigns, campaign_id: object, text: str) -> int:
+def a_table(app: Campaigns, name: str) -> UUID:
+    campaign = app.create(c.CreateCampaign(name=name)).campaign_id
+    app.execute(campaign, c.SeatPlayer(name="Ana"))
+    return campaign
+
+
+@contextmanager
+def running(environ: dict[str, str], **pace: float) -> Iterator[ReadModelsProcess]:
+    """The read models' process of ``capes serve``, started on the store of ``environ``."""
+    beside = ReadModelsProcess(dict(os.environ) | environ, **pace)
+    beside.start()
+    try:
+        yield beside
+    finally:
+        beside.stop()
+    assert not beside.running
+
+
+def a_line(app: Campaigns, campaign_id: UUID, text: str) -> int:
     """A narrated line; its store position."""
-    position = app.execute(campaign_id, c.Narrate(seat=1, text=text)).position  # type: ignore[arg-type]
+    position = app.execute(campaign_id, c.Narrate(seat=1, text=text)).position
     assert position is not None
     return position
 
@@ -68,13 +88,10 @@ def test_a_waiting_query_wakes_the_read_models_process_which_otherwise_waits_for
     store: tuple[dict[str, str], Campaigns],
 ) -> None:
     environ, app = store
-    campaign = app.create(c.CreateCampaign(name="Wake")).campaign_id
-    app.execute(campaign, c.SeatPlayer(name="Ana"))
+    campaign = a_table(app, "Wake")
     first = a_line(app, campaign, "Before")
     # Ten minutes between polls and a ten-minute linger: only a wake makes it look again.
-    beside = ReadModelsProcess(dict(os.environ) | environ, linger=600, poll=600)
-    beside.start()
-    try:
+    with running(environ, linger=600, poll=600) as beside:
         waker = Wake(beside.wake_path)
         readers = ReadModels(app, runs=False, wake=waker)
         quiet = ReadModels(app, runs=False)
@@ -89,20 +106,14 @@ def test_a_waiting_query_wakes_the_read_models_process_which_otherwise_waits_for
         finally:
             quiet.close()
             readers.close()
-    finally:
-        beside.stop()
-    assert not beside.running
 
 
 def test_a_read_models_process_that_fails_is_started_again(
     store: tuple[dict[str, str], Campaigns],
 ) -> None:
     environ, app = store
-    campaign = app.create(c.CreateCampaign(name="Again")).campaign_id
-    app.execute(campaign, c.SeatPlayer(name="Ana"))
-    beside = ReadModelsProcess(dict(os.environ) | environ)
-    beside.start()
-    try:
+    campaign = a_table(app, "Again")
+    with running(environ) as beside:
         first = beside.pid
         assert first is not None
         os.kill(first, signal.SIGKILL)
@@ -115,8 +126,6 @@ def test_a_read_models_process_that_fails_is_started_again(
             assert readers.wait(position, ["timeline"], timeout=30)
         finally:
             readers.close()
-    finally:
-        beside.stop()
 
 
 def test_a_read_models_process_whose_server_is_gone_stops(
