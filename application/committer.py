@@ -443,17 +443,22 @@ class Committer:
         writer's commits shows a gap, and forgetting its own campaigns then made every next
         command on them a load from the store."""
         recorder = self.campaigns.recorder
-        top = recorder.max_notification_id() or 0
+        changes_since = getattr(recorder, "changes_since", None)
+        if changes_since is not None and self._seen >= 0:
+            # PostgreSQL: one round trip, no events' bodies (CampaignsPostgresRecorder).
+            top, changed = changes_since(self._seen, self.max_heads)
+        else:
+            top = recorder.max_notification_id() or 0
+            changed = [] if self._seen < 0 or top - self._seen > self.max_heads else [
+                (n.originator_id, n.originator_version) for n in recorder.select_notifications(
+                    self._seen, limit=top - self._seen, stop=top, inclusive_of_start=False)]
         if self._seen < 0 or top - self._seen > self.max_heads:
-            self._heads.clear()
-        elif top > self._seen:
-            for notification in recorder.select_notifications(
-                    self._seen, limit=top - self._seen, stop=top, inclusive_of_start=False):
-                originator = notification.originator_id
-                key = originator if isinstance(originator, UUID) else UUID(str(originator))
-                head = self._heads.get(key)
-                if head is not None and head.version < notification.originator_version:
-                    del self._heads[key]
+            self._heads.clear()  # first look, or too much to go through: load anew
+        for originator, version in changed:
+            key = originator if isinstance(originator, UUID) else UUID(str(originator))
+            head = self._heads.get(key)
+            if head is not None and head.version < version:
+                del self._heads[key]
         self._seen = max(self._seen, top)
         self._synced_at = time.monotonic()
 

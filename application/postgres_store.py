@@ -44,6 +44,10 @@ class CampaignsPostgresRecorder(PostgresApplicationRecorder):
         table = SQL("{0}.{1}").format(Identifier(self.datastore.schema),
                                       Identifier(self.events_table_name))
         self._share_lock = SQL("LOCK TABLE {0} IN SHARE MODE").format(table)
+        self._changes = SQL(
+            "SELECT originator_id, MAX(originator_version) AS version FROM {0} "
+            "WHERE notification_id > %s AND notification_id <= %s "
+            "GROUP BY originator_id").format(table)
 
     def _lock_table(self, curs: Cursor[DictRow]) -> None:
         # Only the library's lock timeout: no EXCLUSIVE lock (see the module's docstring).
@@ -60,6 +64,25 @@ class CampaignsPostgresRecorder(PostgresApplicationRecorder):
             assert row is not None
             found: int | None = row["max"]
             return found
+
+    def changes_since(self, position: int, most: int) -> tuple[int, list[tuple[Any, int]]]:
+        """What was stored after ``position``: the last position (as
+        :meth:`max_notification_id` gives it: every insert up to it has ended) and, for each
+        campaign written to since, its last version (none when more than ``most`` positions
+        passed: the caller then forgets everything rather than have them all read under the
+        lock) — in one transaction, without the events' bodies. For the writer's look at the
+        store before a group (``Committer._sync``), which took the last position and then
+        every event after it, bodies and all, in two."""
+        with self.datastore.transaction(commit=True) as curs:
+            curs.execute(self.lock_table_statements[0], prepare=True)
+            curs.execute(self._share_lock)
+            curs.execute(self.max_notification_id_statement)
+            row = curs.fetchone()
+            last: int = (row["max"] if row is not None else None) or 0
+            if last <= position or last - position > most:
+                return last, []
+            curs.execute(self._changes, (position, last), prepare=True)
+            return last, [(found["originator_id"], found["version"]) for found in curs.fetchall()]
 
     def select_notifications(
         self,

@@ -12,7 +12,7 @@ import pytest
 
 from application.campaigns import Campaigns
 from application.postgres_store import CampaignsPostgresRecorder
-from domain.capes.commands import CreateCampaign
+from domain.capes.commands import CreateCampaign, SeatPlayer
 
 pytestmark = pytest.mark.postgres
 
@@ -65,6 +65,27 @@ def test_a_reader_waits_for_an_insert_under_way_rather_than_pass_its_position(
     ids = [n.id for n in read]
     assert later.position in ids and len(ids) == 2 and ids == sorted(ids)
     assert read[0].topic == "slow"  # the slow one's position came first
+
+
+def test_what_changed_since_a_position_is_each_campaigns_last_version_in_one_look(
+    postgres_app: Campaigns,
+) -> None:
+    """The writer's look at the store before a group (Committer._sync): the last position,
+    and each campaign written to after the one it knew, without the events themselves."""
+    app = postgres_app
+    recorder: Any = app.recorder
+    app.create(CreateCampaign(name="Known"))
+    known = recorder.max_notification_id()
+    first = app.create(CreateCampaign(name="One")).campaign_id
+    app.execute(first, SeatPlayer(name="Ana"))
+    second = app.create(CreateCampaign(name="Two")).campaign_id
+    last = recorder.max_notification_id()
+
+    top, changed = recorder.changes_since(known, 1000)
+    assert top == last
+    assert dict(changed) == {first: app.get(first).version, second: app.get(second).version}
+    assert recorder.changes_since(last, 1000) == (last, [])
+    assert recorder.changes_since(known, 1) == (last, [])  # too far behind: forget everything
 
 
 def test_read_models_on_postgres_follow_another_process_at_once_not_at_the_next_poll(
