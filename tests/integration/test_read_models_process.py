@@ -23,7 +23,7 @@ from domain.capes import commands as c
 from projections.service import ReadModels, mode, open_read_models
 from projections.wake import ENV as WAKE_ENV
 from projections.wake import PARENT_ENV, Wake
-from tests.http.helpers import capes_serve
+from tests.http.helpers import RUNNING, capes_serve
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -159,8 +159,8 @@ def test_capes_serve_answers_the_timeline_of_a_command_from_its_read_models_proc
                              params={"position": position}, headers=player, timeout=10)
         assert timeline.status_code == 200, timeline.text
         assert timeline.json()["entries"][-1]["position"] == position
-        children = [line for line in subprocess.run(
-            ["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
-            if "cli.main projections run" in line]
-        assert children, log.read_text()
+        serve = RUNNING[base].pid
+        children = Path(f"/proc/{serve}/task/{serve}/children").read_text().split()
+        assert any("projections\0run" in Path(f"/proc/{child}/cmdline").read_text()
+                   for child in children), log.read_text()
     assert "Read models: in a process of their own" in log.read_text()
