@@ -16,6 +16,7 @@ import argparse
 import contextlib
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Mapping, Sequence
 
@@ -123,6 +124,11 @@ def _serve(args: argparse.Namespace) -> int:
     # cli/read_models_process.py for why not a thread of the server.
     beside = ReadModelsProcess(os.environ) if wanted(os.environ) else None
     if beside is not None:
+        # uvicorn, once stopped, raises again the SIGTERM that stopped it, under the handler
+        # found before it started: this one ends the process through the `finally` below, so
+        # the read models' process is stopped too (by default the signal ended this process
+        # at once, and the read models' process only noticed a second later).
+        signal.signal(signal.SIGTERM, _stop_on_term)
         beside.start()
         print(f"Read models: in a process of their own (pid {beside.pid})", flush=True)
     try:
@@ -136,6 +142,10 @@ def _serve(args: argparse.Namespace) -> int:
         if beside is not None:
             beside.stop()
     return 0
+
+
+def _stop_on_term(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 #: Modules that add subcommands: each has ``register(commands)`` taking the subparsers.

@@ -164,3 +164,18 @@ def test_capes_serve_answers_the_timeline_of_a_command_from_its_read_models_proc
         assert any("projections\0run" in Path(f"/proc/{child}/cmdline").read_text()
                    for child in children), log.read_text()
     assert "Read models: in a process of their own" in log.read_text()
+
+
+def test_capes_serve_stopped_by_sigterm_stops_its_read_models_process_and_cleans_up(
+    tmp_path: Path,
+) -> None:
+    with capes_serve({"CAPES_DB": str(tmp_path / "c.sqlite")}, tmp_path / "serve.log",
+                     "--log-level", "warning") as base:
+        serve = RUNNING[base]
+        child = int(Path(f"/proc/{serve.pid}/task/{serve.pid}/children").read_text().split()[0])
+        environ = Path(f"/proc/{child}/environ").read_bytes().split(b"\0")
+        wake = next(v for v in environ if v.startswith(WAKE_ENV.encode() + b"=")).split(b"=")[1]
+        os.kill(serve.pid, signal.SIGTERM)  # the server alone, as a service manager may
+        serve.wait(30)
+        assert not Path(f"/proc/{child}").exists()  # stopped and reaped by the server
+        assert not Path(os.fsdecode(wake)).parent.exists()
