@@ -442,16 +442,7 @@ class Committer:
         committed since) is kept: with another worker writing in between, each of this
         writer's commits shows a gap, and forgetting its own campaigns then made every next
         command on them a load from the store."""
-        recorder = self.campaigns.recorder
-        changes_since = getattr(recorder, "changes_since", None)
-        if changes_since is not None and self._seen >= 0:
-            # PostgreSQL: one round trip, no events' bodies (CampaignsPostgresRecorder).
-            top, changed = changes_since(self._seen, self.max_heads)
-        else:
-            top = recorder.max_notification_id() or 0
-            changed = [] if self._seen < 0 or top - self._seen > self.max_heads else [
-                (n.originator_id, n.originator_version) for n in recorder.select_notifications(
-                    self._seen, limit=top - self._seen, stop=top, inclusive_of_start=False)]
+        top, changed = _changes_since(self.campaigns.recorder, self._seen, self.max_heads)
         if self._seen < 0 or top - self._seen > self.max_heads:
             self._heads.clear()  # first look, or too much to go through: load anew
         for originator, version in changed:
@@ -472,6 +463,21 @@ class Committer:
             # A loop that is gone has nobody waiting on it.
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(_set_all, mine)
+
+
+def _changes_since(recorder: Any, position: int, most: int) -> tuple[int, list[tuple[Any, int]]]:
+    """The store's last position and each campaign written to after ``position`` with its last
+    version (none when ``position`` is -1, nothing known yet, or more than ``most`` positions
+    passed). PostgreSQL's recorder answers in one round trip without the events' bodies
+    (``CampaignsPostgresRecorder.changes_since``); other stores from their notifications."""
+    if position >= 0 and hasattr(recorder, "changes_since"):
+        found: tuple[int, list[tuple[Any, int]]] = recorder.changes_since(position, most)
+        return found
+    top = recorder.max_notification_id() or 0
+    if position < 0 or top <= position or top - position > most:
+        return top, []
+    return top, [(n.originator_id, n.originator_version) for n in recorder.select_notifications(
+        position, limit=top - position, stop=top, inclusive_of_start=False)]
 
 
 def _set_all(results: list[_Result]) -> None:

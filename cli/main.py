@@ -85,7 +85,9 @@ def workers_warnings(workers: int, environ: Mapping[str, str]) -> list[str]:
         warnings.append(
             f"{workers} workers on an SQLite file: their writers take turns at the file (one "
             "commit at a time); PostgreSQL (CAPES_DATABASE_URL) suits several workers better")
-    if environ.get("CAPES_PROJECTIONS", "").strip().lower() == "internal":
+    from projections.service import mode
+
+    if mode(environ) == "internal":
         warnings.append(
             f"{workers} workers each run the read models (CAPES_PROJECTIONS=internal): they "
             "repeat each other's work; leave CAPES_PROJECTIONS unset and `capes serve` runs "
