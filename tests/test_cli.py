@@ -154,3 +154,17 @@ def test_a_campaign_that_is_not_an_id_is_a_usage_error_naming_it(
         build_parser().parse_args(argv)
     assert stopped.value.code == 2
     assert "not a campaign id: 'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["projections", "run", "--poll", "-1"], ["projections", "run", "--linger", "4000"],
+    ["projections", "run", "--poll", "soon"],
+])
+def test_a_pace_of_the_read_models_that_is_not_seconds_is_a_usage_error_naming_it(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        build_parser().parse_args(argv)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert argv[2] in err and argv[3] in err
