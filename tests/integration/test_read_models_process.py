@@ -128,17 +128,21 @@ def test_a_read_models_process_that_fails_is_started_again(
             readers.close()
 
 
-def test_a_read_models_process_whose_server_is_gone_stops(
+def test_a_read_models_process_whose_server_is_gone_stops_and_removes_its_socket_folder(
     store: tuple[dict[str, str], Campaigns], tmp_path: Path,
 ) -> None:
+    """A server killed outright (SIGKILL) cannot clean up: its read models' process does."""
     environ, _ = store
+    folder = tmp_path / "capes-killed"
+    folder.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")} | environ | {
-        WAKE_ENV: str(tmp_path / "wake.sock"), PARENT_ENV: "1"}  # not its parent: gone
+        WAKE_ENV: str(folder / "wake.sock"), PARENT_ENV: "1"}  # not its parent: gone
     env["PYTHONPATH"] = str(ROOT)
     process = subprocess.run([sys.executable, "-m", "cli.main", "projections", "run"],
                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert process.returncode == 0, process.stderr
     assert "stopped at" in process.stdout
+    assert not folder.exists()
 
 
 def test_capes_serve_answers_the_timeline_of_a_command_from_its_read_models_process(
