@@ -258,9 +258,9 @@ class Committer:
             try:
                 job = self._queue.get(timeout=self._idle_timeout())
             except Empty:
-                # Idle while queries ask for campaigns: look at the store now and then, so
-                # that they are answered from memory (see current()) rather than each
-                # coming here for a look of its own.
+                # Idle while queries ask for campaigns of a PostgreSQL store: look at it now
+                # and then, so that they are answered from memory (see current()) rather than
+                # each coming here for a look of its own.
                 try:
                     self._sync()
                 except Exception:  # pragma: no cover - the store is down: the next job says so
@@ -289,7 +289,14 @@ class Committer:
                 return
 
     def _idle_timeout(self) -> float | None:
-        """How long to wait for a job: for ever, unless queries came in the last second."""
+        """How long to wait for a job: for ever, unless queries came in the last second and
+        the store is a server's (PostgreSQL).
+
+        A local store's readers look for themselves (see :meth:`current`), and a writer that
+        woke every few milliseconds to look as well only took the interpreter's lock from
+        them: measured under a load of board reads alone, 7,000 → 8,000 a second without it."""
+        if self._local_store:
+            return None
         return SYNC_AFTER / 2 if time.monotonic() - self._asked_at < 1.0 else None
 
     def _process(self, jobs: list[_Job]) -> list[_Result]:

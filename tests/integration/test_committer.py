@@ -340,6 +340,31 @@ def test_a_read_of_now_long_after_the_last_write_is_answered_from_memory_if_noth
         assert read is None
 
 
+def test_an_idle_writer_sleeps_on_a_local_store_and_looks_at_a_servers_while_asked(
+    store_app: Campaigns, committer: Committer
+) -> None:
+    """On an SQLite file or in memory a reader looks at the store itself (above), so the idle
+    writer does not wake to look too (it only took the interpreter's lock from the readers);
+    on PostgreSQL it looks every few milliseconds while queries come, so that they are
+    answered from memory."""
+    campaign_id = new_table(store_app)
+
+    async def main() -> tuple[float | None, int]:
+        await committer.execute(campaign_id, SeatPlayer(name="Ada"))
+        await asyncio.sleep(0.05)  # longer than the writer trusts its heads unasked
+        await committer.latest(campaign_id)  # a query (on PostgreSQL, through the writer)
+        looks = committer._synced_at
+        await asyncio.sleep(0.1)
+        return committer._idle_timeout(), int(committer._synced_at != looks)
+
+    timeout, looked = run(main)
+
+    if committer._local_store:
+        assert (timeout, looked) == (None, 0)
+    else:
+        assert timeout is not None and looked == 1
+
+
 def test_a_read_of_now_after_another_process_wrote_is_not_answered_from_memory(
     two_writers: TwoWriters,
 ) -> None:
