@@ -66,8 +66,8 @@ CHECKPOINT_EVERY = 1.0
 #: Pages in the write-ahead log (4 KiB each: 64 MiB) past which a checkpoint waits for the
 #: readers and starts the log again from its beginning (see :meth:`Checkpointer.checkpoint`).
 #: Why so many: that checkpoint holds the writer back for 5 to 20 ms, and a busy server's log
-#: grows by some 2,500 pages a second (at 4,096 it came every other second: a command in
-#: fifty waited for one).
+#: grows by some 2,500 pages a second (at 4,096 it came every other second, and about one
+#: command in a hundred waited for it).
 MAX_LOG_PAGES = 16_384
 
 
