@@ -73,23 +73,17 @@ def _run(args: argparse.Namespace) -> int:
         print(f"Following {describe_store()} for {', '.join(read_models.models)}: the store is "
               f"at {status['head']}, the read models at {status['positions']}", flush=True)
         listener = None
-        orphaned = threading.Event()
         if wake:
             parent = int(os.environ.get(PARENT_ENV, "0") or 0)
-
-            def gone() -> None:
-                orphaned.set()
-                stop.set()
-
             listener = WakeListener(wake, read_models.runner.hurry,
                                     alive=lambda: not parent or os.getppid() == parent,
-                                    on_gone=gone).start()
+                                    on_gone=stop.set).start()
         try:
             read_models.runner.run_forever(stop)
         finally:
             if listener is not None:
                 listener.stop()  # its socket goes
-                if orphaned.is_set():
+                if not listener.alive():
                     # The server was killed before it could clean up: the folder it made
                     # for the socket goes too (rmdir: only if nothing else is in it).
                     with contextlib.suppress(OSError):

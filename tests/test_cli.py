@@ -143,6 +143,14 @@ def test_several_workers_warn_what_they_will_not_share() -> None:
     assert "CAPES_PROJECTIONS" not in shared  # by default one process runs them for all
 
 
+def usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """What the parser says on stderr about ``argv``, which it must refuse (exit status 2)."""
+    with pytest.raises(SystemExit) as stopped:
+        build_parser().parse_args(argv)
+    assert stopped.value.code == 2
+    return capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv", [
     ["state", "nope"], ["log", "nope"], ["verify", "nope"], ["export", "nope"],
     ["tokens", "nope"], ["analytics", "nope"],
@@ -150,10 +158,7 @@ def test_several_workers_warn_what_they_will_not_share() -> None:
 def test_a_campaign_that_is_not_an_id_is_a_usage_error_naming_it(
     argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with pytest.raises(SystemExit) as stopped:
-        build_parser().parse_args(argv)
-    assert stopped.value.code == 2
-    assert "not a campaign id: 'nope'" in capsys.readouterr().err
+    assert "not a campaign id: 'nope'" in usage_error(argv, capsys)
 
 
 @pytest.mark.parametrize("argv", [
@@ -163,8 +168,5 @@ def test_a_campaign_that_is_not_an_id_is_a_usage_error_naming_it(
 def test_a_pace_of_the_read_models_that_is_not_seconds_is_a_usage_error_naming_it(
     argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with pytest.raises(SystemExit) as stopped:
-        build_parser().parse_args(argv)
-    assert stopped.value.code == 2
-    err = capsys.readouterr().err
+    err = usage_error(argv, capsys)
     assert argv[2] in err and argv[3] in err

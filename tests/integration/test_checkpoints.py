@@ -79,10 +79,11 @@ def test_the_in_memory_store_has_no_log_to_checkpoint() -> None:
         app.close()
 
 
-def test_a_checkpointer_whose_store_is_gone_stops_by_itself(tmp_path: Path) -> None:
-    class Owner:
-        pass
+class Owner:
+    """What a checkpointer works for (a Campaigns application): held weakly."""
 
+
+def test_a_checkpointer_whose_store_is_gone_stops_by_itself(tmp_path: Path) -> None:
     owner = Owner()
     checkpointer = Checkpointer(str(tmp_path / "gone.sqlite"), owner, every=0.01).start()
     del owner
@@ -119,10 +120,6 @@ def test_one_process_checkpoints_a_file_and_another_takes_over_when_it_stops(
     """Every process that opens the store has a checkpointer; the lock beside the file lets
     one of them work (two took turns holding the writer back)."""
     db = str(tmp_path / "c.sqlite")
-
-    class Owner:
-        pass
-
     owner = Owner()
     first = Checkpointer(db, owner, every=0.01)
     second = Checkpointer(db, owner, every=0.01)
