@@ -1,0 +1,114 @@
+"""The campaigns' SQLite recorder stores a commit's events with one statement (issue 15): each
+call into SQLite lets go of the interpreter's lock, and the writer waited to take it back from
+a busy event loop once per call. What must not change: all of a commit's events or none, and
+their positions, as the library would give them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from uuid import UUID, uuid4
+
+import pytest
+from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing.sqlite import SQLiteConnection, SQLiteCursor
+
+from application import sqlite_store
+from application.campaigns import open_campaigns
+from application.sqlite_store import CampaignsSQLiteRecorder
+from domain.capes import commands as c
+
+
+@pytest.fixture
+def recorder(tmp_path: Path) -> Iterator[CampaignsSQLiteRecorder]:
+    """The recorder of a new file (its application kept open: closing it closes the pool)."""
+    app = open_campaigns({"CAPES_DB": str(tmp_path / "store.sqlite")})
+    assert isinstance(app.recorder, CampaignsSQLiteRecorder)
+    yield app.recorder
+    app.close()
+
+
+def events(originator: UUID, versions: range) -> list[StoredEvent]:
+    return [StoredEvent(originator_id=originator, originator_version=v, topic="test:Event",
+                        state=f"state {v}".encode()) for v in versions]
+
+
+def stored(recorder: CampaignsSQLiteRecorder) -> list[tuple[int, UUID | str, int]]:
+    return [(n.id, n.originator_id, n.originator_version)
+            for n in recorder.select_notifications(1, 1000)]
+
+
+@pytest.fixture
+def statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every statement and commit the recorders send to SQLite from now on."""
+    sent: list[str] = []
+    for name in ("execute", "executemany"):
+        original = getattr(SQLiteCursor, name)
+
+        def record(self: SQLiteCursor, statement: str, *args: Any,
+                   _original: Any = original) -> Any:
+            sent.append(statement.split(" ", 1)[0].upper())
+            return _original(self, statement, *args)
+
+        monkeypatch.setattr(SQLiteCursor, name, record)
+    commit = SQLiteConnection.commit
+
+    def record_commit(self: SQLiteConnection) -> None:
+        sent.append("COMMIT")
+        commit(self)
+
+    monkeypatch.setattr(SQLiteConnection, "commit", record_commit)
+    return sent
+
+
+def test_a_group_of_commands_is_stored_with_one_insert_and_no_transaction_around_it(
+        tmp_path: Path, statements: list[str]) -> None:
+    app = open_campaigns({"CAPES_DB": str(tmp_path / "store.sqlite")})
+    cid = app.create(c.CreateCampaign(name="One statement")).campaign_id
+    assert isinstance(app.recorder, CampaignsSQLiteRecorder)
+    # As the writer does (application.committer): decided on the campaign in memory, one
+    # after another, then committed together.
+    first = app.prepare(app.get(cid), c.SeatPlayer(name="Ana"))
+    second = app.prepare(first.campaign, c.SeatPlayer(name="Ben"))
+    statements.clear()
+    outcomes = app.commit([first, second])
+    assert statements == ["INSERT"]
+    assert [o.position for o in outcomes] == [2, 3] == [
+        n.id for n in app.recorder.select_notifications(2, 10)]
+
+
+def test_the_positions_of_a_commit_are_its_events_positions_in_the_store(
+        recorder: CampaignsSQLiteRecorder) -> None:
+    first, second = uuid4(), uuid4()
+    assert recorder.insert_events(events(first, range(1, 4))) == [1, 2, 3]
+    assert recorder.insert_events(events(second, range(1, 3))) == [4, 5]
+    assert stored(recorder) == [(1, first, 1), (2, first, 2), (3, first, 3), (4, second, 1),
+                                (5, second, 2)]
+    assert recorder.max_notification_id() == 5
+
+
+def test_a_commit_with_a_version_already_taken_stores_none_of_its_events(
+        recorder: CampaignsSQLiteRecorder) -> None:
+    taken, other = uuid4(), uuid4()
+    recorder.insert_events(events(taken, range(1, 3)))
+    with pytest.raises(IntegrityError):
+        recorder.insert_events([*events(other, range(1, 3)), *events(taken, range(2, 4))])
+    assert stored(recorder) == [(1, taken, 1), (2, taken, 2)]
+    assert recorder.insert_events(events(other, range(1, 2))) == [3]
+
+
+def test_more_events_than_one_insert_takes_are_stored_in_one_transaction_all_or_none(
+        recorder: CampaignsSQLiteRecorder, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite_store, "ROWS_PER_INSERT", 3)
+    long, taken = uuid4(), uuid4()
+    assert recorder.insert_events(events(long, range(1, 8))) == list(range(1, 8))
+    recorder.insert_events(events(taken, range(1, 2)))
+    with pytest.raises(IntegrityError):
+        # The conflict is in the last chunk: the chunks before it go too.
+        recorder.insert_events([*events(long, range(8, 14)), *events(taken, range(1, 2))])
+    assert [n[2] for n in stored(recorder)] == [*range(1, 8), 1]
+
+
+def test_the_last_position_of_an_empty_store_is_0(recorder: CampaignsSQLiteRecorder) -> None:
+    assert recorder.max_notification_id() == 0
