@@ -29,7 +29,7 @@ import os
 import sqlite3
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -62,9 +62,8 @@ class CampaignsSQLiteRecorder(SQLiteApplicationRecorder):
         if len(stored_events) > ROWS_PER_INSERT:
             return super().insert_events(stored_events, **kwargs)  # a transaction of several
         statement, params = self._insert(stored_events)
-        with self.datastore.get_connection(commit=True) as connection:
+        with self._statement(commit=True) as cursor:
             try:
-                cursor = connection.cursor()
                 cursor.execute(statement, params)
             except sqlite3.IntegrityError as e:
                 raise IntegrityError(e) from e
@@ -98,11 +97,19 @@ class CampaignsSQLiteRecorder(SQLiteApplicationRecorder):
 
     def max_notification_id(self) -> int:
         """The store's last position, read with one statement (the library's takes three)."""
-        with self.datastore.get_connection(commit=False) as connection:
-            cursor = connection.cursor()
+        with self._statement(commit=False) as cursor:
             cursor.execute(self.select_max_notification_id_statement)
             found: int | None = cursor.fetchone()[0]
             return found or 0
+
+    @contextlib.contextmanager
+    def _statement(self, *, commit: bool) -> Iterator[SQLiteCursor]:
+        """A cursor on one of the pool's connections for one statement outside an explicit
+        transaction (SQLite's own, then), closed after it."""
+        with self.datastore.get_connection(commit=commit) as connection:
+            cursor = connection.cursor()
+            with cursor:
+                yield cursor
 
 
 #: Events stored by one ``INSERT`` at most (four parameters each, far below SQLite's bound on
