@@ -239,7 +239,8 @@ def create_app(
     if keyring is None:
         # The tokens live in the same store as the campaigns, in tables of their own.
         keyring = Keyring(dict(campaigns.env))
-    plugin = ChannelsPlugin(backend=channels_backend(environ), arbitrary_channels_allowed=True)
+    backend = channels_backend(environ)
+    plugin = ChannelsPlugin(backend=backend, arbitrary_channels_allowed=True)
     read_models = open_read_models(campaigns, environ=environ)
     integrity = Integrity(campaigns)
     committer = Committer(campaigns, integrity=integrity)
@@ -252,6 +253,7 @@ def create_app(
         host_key=environ.get("CAPES_HOST_KEY", "").strip(),
         integrity=integrity,
         hosts_only=hosts_only,
+        local_live=isinstance(backend, MemoryChannelsBackend),
     )
     if rate_limit is None:
         rate_limit = int(environ.get("CAPES_RATE_LIMIT", "50") or 0)

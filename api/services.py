@@ -120,6 +120,9 @@ class Services:
     views: RenderedViews = field(default_factory=RenderedViews)
     #: The process's open live streams, one channel subscription per campaign (issue 15).
     live: LiveHub = field(init=False)
+    #: No Redis: every live stream is this process's own, and announcements go to them
+    #: directly (:meth:`LiveHub.announce`) rather than through the in-memory channel.
+    local_live: bool = False
 
     def __post_init__(self) -> None:
         self.live = LiveHub(self.channels)
@@ -216,7 +219,11 @@ async def announce(services: ServicesDep, campaign_id: FromPath[UUID],
     them on as they are, with no store read, no thread hop and no encoding of its own (four
     players' streams on a table made four reads of the log per command). Without, or for a
     stream that is behind, the stream reads the log."""
-    services.channels.publish(live_message(events), [channel(campaign_id)])
+    message = live_message(events)
+    if services.local_live:
+        services.live.announce(campaign_id, message)
+    else:
+        services.channels.publish(message, [channel(campaign_id)])
     if services.read_models is not None:
         services.read_models.runner.poke()
 

@@ -39,7 +39,9 @@ from .aggregate import Campaign
 from .campaigns import Campaigns, Outcome, Staged
 from .errors import CampaignConflict
 from .integrity import Integrity
+from .postgres_store import CampaignsPostgresRecorder
 from .sqlite_store import CampaignsSQLiteRecorder
+from .store_watch import StoreWatch
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +113,12 @@ class Committer:
         self.groups = 0
         #: Campaigns being made ready for their first command (see :meth:`_prepare`).
         self._preparing: dict[UUID, asyncio.Future[None]] = {}
+        #: On PostgreSQL: what the other workers store, heard as they commit (see
+        #: :mod:`application.store_watch`), trusted from the writer's first look at the store
+        #: in the watch's epoch (``_watch_epoch``).
+        self.watch = (StoreWatch(campaigns.recorder, most=4 * max_heads)
+                      if isinstance(campaigns.recorder, CampaignsPostgresRecorder) else None)
+        self._watch_epoch = -1
 
     # -- the event loop's side ---------------------------------------------------------------
 
@@ -191,6 +199,10 @@ class Committer:
         if head is None:
             return None
         if position is None:
+            watch = self.watch
+            if watch is not None and self._watching():
+                # Stale as soon as another worker's commit to it is heard (store_watch).
+                return None if watch.newer(campaign_id, head.version) else head
             now = time.monotonic()
             if now - max(synced_at, self._verified_at) <= SYNC_AFTER:
                 return head
@@ -199,6 +211,12 @@ class Committer:
                 return head
             return None
         return head if 0 < position <= seen else None
+
+    def _watching(self) -> bool:
+        """Whether the store watch has listened since before the writer's last look at the
+        store: every commit since is heard (or on its way, see :mod:`application.store_watch`)."""
+        watch = self.watch
+        return watch is not None and watch.live and watch.epoch == self._watch_epoch
 
     def _nothing_after(self, seen: int) -> bool:
         """Whether the store's last position is ``seen`` (a position the writer knew)."""
@@ -237,6 +255,8 @@ class Committer:
         """Start the writer thread (done by the first write if not before)."""
         if self._thread is not None and self._thread.is_alive():
             return
+        if self.watch is not None:
+            self.watch.start()
         with self._start_lock:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="capes-commands",
@@ -250,6 +270,8 @@ class Committer:
             self._queue.put(None)
             thread.join(timeout)
         self._thread = None
+        if self.watch is not None:
+            self.watch.stop()
 
     # -- the writer thread -------------------------------------------------------------------
 
@@ -295,7 +317,7 @@ class Committer:
         A local store's readers look for themselves (see :meth:`current`), and a writer that
         woke every few milliseconds to look as well only took the interpreter's lock from
         them: measured under a load of board reads alone, 7,000 → 8,000 a second without it."""
-        if self._local_store:
+        if self._local_store or self._watching():
             return None
         return SYNC_AFTER / 2 if time.monotonic() - self._asked_at < 1.0 else None
 
@@ -303,7 +325,7 @@ class Committer:
         results: list[_Result] = []
         group: list[_Job] = []
         reads: list[_Job] = []
-        if time.monotonic() - self._synced_at > SYNC_AFTER:
+        if time.monotonic() - self._synced_at > SYNC_AFTER and not self._watching():
             self._sync()
         for job in jobs:
             if job.read:
@@ -329,7 +351,8 @@ class Committer:
 
     def _reads(self, jobs: list[_Job]) -> list[_Result]:
         """Answer reads of now: each campaign as stored when it was asked, or later."""
-        if any((job.position is None and self._synced_at < job.since)
+        watching = self._watching()
+        if any((job.position is None and self._synced_at < job.since and not watching)
                or (job.position is not None and job.position > self._seen) for job in jobs):
             self._sync()
         results: list[_Result] = []
@@ -429,7 +452,8 @@ class Committer:
 
     def _head(self, campaign_id: UUID) -> Campaign:
         head = self._heads.get(campaign_id)
-        if head is not None:
+        watch = self.watch
+        if head is not None and not (watch is not None and watch.newer(campaign_id, head.version)):
             self._heads.move_to_end(campaign_id)
             return head
         head = self.campaigns.get(campaign_id)  # brought up to date from the store
@@ -449,6 +473,8 @@ class Committer:
         committed since) is kept: with another worker writing in between, each of this
         writer's commits shows a gap, and forgetting its own campaigns then made every next
         command on them a load from the store."""
+        watch = self.watch
+        epoch = watch.epoch if watch is not None and watch.live else -1
         top, changed = _changes_since(self.campaigns.recorder, self._seen, self.max_heads)
         if self._seen < 0 or top - self._seen > self.max_heads:
             self._heads.clear()  # first look, or too much to go through: load anew
@@ -459,6 +485,7 @@ class Committer:
                 del self._heads[key]
         self._seen = max(self._seen, top)
         self._synced_at = time.monotonic()
+        self._watch_epoch = epoch
 
     @staticmethod
     def _settle(results: list[_Result]) -> None:

@@ -33,7 +33,9 @@ from eventsourcing.persistence import Notification
 from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg import Cursor
 from psycopg.rows import DictRow
-from psycopg.sql import SQL, Identifier
+from psycopg.sql import SQL, Identifier, Literal
+
+from .store_watch import payload
 
 
 class CampaignsPostgresRecorder(PostgresApplicationRecorder):
@@ -48,6 +50,21 @@ class CampaignsPostgresRecorder(PostgresApplicationRecorder):
             "SELECT originator_id, MAX(originator_version) AS version FROM {0} "
             "WHERE notification_id > %s AND notification_id <= %s "
             "GROUP BY originator_id").format(table)
+
+    def _insert_stored_events(self, curs: Cursor[DictRow], stored_events: Sequence[Any],
+                              **kwargs: Any) -> None:
+        """The library's insert, whose notification names the campaigns written and their
+        last versions (for the other workers' :class:`~application.store_watch.StoreWatch`;
+        the library's own listeners ignore what it says)."""
+        self._lock_table(curs)
+        written: dict[Any, int] = {}
+        for event in stored_events:
+            if written.get(event.originator_id, 0) < event.originator_version:
+                written[event.originator_id] = event.originator_version
+        curs.execute(SQL("NOTIFY {0}, {1}").format(Identifier(self.channel_name),
+                                                   Literal(payload(written))))
+        super(PostgresApplicationRecorder, self)._insert_stored_events(curs, stored_events,
+                                                                       **kwargs)
 
     def _lock_table(self, curs: Cursor[DictRow]) -> None:
         # Only the library's lock timeout: no EXCLUSIVE lock (see the module's docstring).

@@ -105,3 +105,19 @@ def test_waking_a_stream_that_is_not_waiting_changes_nothing() -> None:
     follower = Follower(now=0.0)
     follower.wake()
     assert follower.waiter is None and follower.take() == []
+
+
+def test_with_one_worker_an_announcement_reaches_the_campaigns_streams_without_the_channel(
+) -> None:
+    """No Redis (``Services.local_live``): every stream is the process's own, so a command's
+    announcement is handed to them at once, with no trip through the in-memory channel."""
+    async def test(hub: LiveHub, plugin: ChannelsPlugin) -> None:
+        campaign, other = uuid4(), uuid4()
+        ana, ben = await hub.join(campaign), await hub.join(campaign)
+        cleo = await hub.join(other)
+        hub.announce(campaign, b"4 4\nfourth")
+        hub.announce(uuid4(), b"1 1\nnobody's")  # no stream open on it: dropped
+        assert ana.take() == ben.take() == [b"4 4\nfourth"]  # already there: no task switch
+        assert cleo.take() == []
+
+    run(test)

@@ -324,7 +324,8 @@ def test_a_read_of_now_long_after_the_last_write_is_answered_from_memory_if_noth
 ) -> None:
     """Past the time the writer trusts its heads unasked, a reader on an SQLite file or in
     memory asks the store's last position itself instead of going through the writer thread;
-    on PostgreSQL (a round trip the event loop would wait for) it goes through the writer."""
+    on PostgreSQL (a round trip the event loop would wait for) the store watch, which hears
+    every commit, says that nothing newer was stored."""
     campaign_id = new_table(store_app)
 
     async def main() -> Any:
@@ -334,10 +335,7 @@ def test_a_read_of_now_long_after_the_last_write_is_answered_from_memory_if_noth
 
     read = run(main)
 
-    if committer._local_store:
-        assert read is not None and [p.name for p in read.state.players] == ["Ada"]
-    else:
-        assert read is None
+    assert read is not None and [p.name for p in read.state.players] == ["Ada"]
 
 
 def test_an_idle_writer_sleeps_on_a_local_store_and_looks_at_a_servers_while_asked(
@@ -345,7 +343,8 @@ def test_an_idle_writer_sleeps_on_a_local_store_and_looks_at_a_servers_while_ask
 ) -> None:
     """On an SQLite file or in memory a reader looks at the store itself (above), so the idle
     writer does not wake to look too (it only took the interpreter's lock from the readers);
-    on PostgreSQL it looks every few milliseconds while queries come, so that they are
+    on PostgreSQL the store watch hears every commit, so it does not either; with the watch
+    not listening it looks every few milliseconds while queries come, so that they are
     answered from memory."""
     campaign_id = new_table(store_app)
 
@@ -358,10 +357,18 @@ def test_an_idle_writer_sleeps_on_a_local_store_and_looks_at_a_servers_while_ask
         return committer._idle_timeout(), int(committer._synced_at != looks)
 
     timeout, looked = run(main)
+    assert (timeout, looked) == (None, 0)
 
-    if committer._local_store:
-        assert (timeout, looked) == (None, 0)
-    else:
+    if committer.watch is not None:
+        committer.watch.stop()  # a watch that lost its connection is not trusted
+
+        async def unwatched() -> tuple[float | None, int]:
+            await committer.latest(campaign_id)
+            looks = committer._synced_at
+            await asyncio.sleep(0.1)
+            return committer._idle_timeout(), int(committer._synced_at != looks)
+
+        timeout, looked = run(unwatched)
         assert timeout is not None and looked == 1
 
 
@@ -420,3 +427,45 @@ def test_two_workers_writing_the_same_tables_at_once_lose_and_repeat_nothing(
         assert sorted(names) == sorted(f"P{n}-{table.hex[:4]}" for n in range(seats))
     positions = [n.id for n in first.recorder.select_notifications(0, 1000)]
     assert positions == sorted(set(positions))
+
+
+@pytest.mark.postgres
+def test_on_postgresql_a_write_by_another_worker_is_heard_and_read_anew_without_a_look(
+    make_app: MakeApp, postgres_env: dict[str, str]
+) -> None:
+    """The store watch (application.store_watch) hears another worker's commit: the writer's
+    head of that campaign is stale at once, and the read of now loads it anew, with no look
+    at the store (before, every read after a few milliseconds went through the writer thread
+    for one)."""
+    server, cli = make_app(postgres_env), make_app(postgres_env)
+    committer = Committer(server)
+    campaign_id = new_table(server, players=1)
+    watch = committer.watch
+    assert watch is not None
+
+    async def main() -> tuple[Any, Any, Any, float, float]:
+        await committer.execute(campaign_id, SeatPlayer(name="Brook"))
+        await committer.latest(campaign_id)  # the writer has looked once since the watch began
+        for _ in range(200):
+            if committer._watching():
+                break
+            await asyncio.sleep(0.01)
+        kept = committer.current(campaign_id)
+        looked = committer._synced_at
+        behind = cli.execute(campaign_id, SeatPlayer(name="Cass"))  # another worker
+        for _ in range(200):
+            if watch.newer(campaign_id, behind.version - 1):
+                break
+            await asyncio.sleep(0.01)
+        stale = committer.current(campaign_id)
+        return kept, stale, await committer.latest(campaign_id), looked, committer._synced_at
+
+    try:
+        kept, stale, read, looked, looked_after = run(main)
+    finally:
+        committer.stop()
+
+    assert kept is not None and kept.version == 3  # its own write: from memory
+    assert stale is None  # heard: no longer answered from memory
+    assert [p.name for p in read.state.players] == ["Ada", "Brook", "Cass"]
+    assert looked_after == looked  # no look at the store was needed

@@ -6,12 +6,14 @@ from __future__ import annotations
 import threading
 import time
 from typing import Any
+from uuid import uuid4
 
 import psycopg
 import pytest
 
 from application.campaigns import Campaigns
 from application.postgres_store import CampaignsPostgresRecorder
+from application.store_watch import StoreWatch, payload
 from domain.capes.commands import CreateCampaign, SeatPlayer
 
 pytestmark = pytest.mark.postgres
@@ -106,3 +108,43 @@ def test_read_models_on_postgres_follow_another_process_at_once_not_at_the_next_
         assert read_models.runner.position() >= written
     finally:
         read_models.close()
+
+
+def test_a_commits_notification_names_the_campaigns_it_wrote_and_their_last_versions(
+    postgres_app: Campaigns, postgres_env: dict[str, str]
+) -> None:
+    """What the other workers' store watches hear (application.store_watch): no look at the
+    store needed to know whose heads are stale."""
+    app = postgres_app
+    recorder: Any = app.recorder
+    dsn = (f"host={postgres_env['POSTGRES_HOST']} port={postgres_env['POSTGRES_PORT']} "
+           f"dbname={postgres_env['POSTGRES_DBNAME']} user={postgres_env['POSTGRES_USER']}")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'LISTEN "{recorder.channel_name}"')
+        opened = app.create(CreateCampaign(name="Heard"))
+        seated = app.execute(opened.campaign_id, SeatPlayer(name="Ada"))
+        heard = [n.payload for n in conn.notifies(timeout=2, stop_after=2)]
+
+    assert heard == [f"{opened.campaign_id}:{opened.version}",
+                     f"{opened.campaign_id}:{seated.version}"]
+
+
+def test_a_notification_too_long_for_postgresql_says_only_that_something_was_written() -> None:
+    many = {uuid4(): 1 for _ in range(300)}
+    assert payload(many) == "*"
+    one = uuid4()
+    assert payload({one: 7}) == f"{one}:7"
+
+
+def test_a_watch_that_hears_something_unnamed_or_too_much_is_no_longer_trusted() -> None:
+    watch = StoreWatch(recorder=None, most=2)
+    first, second, third = uuid4(), uuid4(), uuid4()
+    watch.heard(f"{first}:3,{second}:5")
+    watch.heard(f"{first}:2")  # a slower commit's older version changes nothing
+    assert (watch.newer(first, 2), watch.newer(first, 3), watch.newer(second, 4)) == (
+        True, False, True)
+    epoch = watch.epoch
+    watch.heard("*")
+    assert watch.epoch == epoch + 1  # the writer looks at the store before trusting it again
+    watch.heard(f"{third}:1")  # a third campaign: more than it keeps, so it forgets them all
+    assert watch.latest == {} and watch.epoch == epoch + 2

@@ -1,0 +1,113 @@
+"""What every writer stores on a PostgreSQL store, heard as it commits (issue 15).
+
+Each commit of the campaigns' recorder notifies the events table's channel, naming the
+campaigns it wrote and their last versions (:meth:`CampaignsPostgresRecorder
+._insert_stored_events`). A server process's :class:`StoreWatch` listens on its own
+connection and keeps, for every campaign, the last version any process is known to have
+stored. The writer (:class:`application.committer.Committer`) then knows which of its
+campaigns another worker wrote to without asking the store: before, with two workers, each
+one's commits left gaps the other filled, so the writer looked at the store (a transaction
+that waits for the inserts under way) before almost every group, and every read of a board
+went through the writer thread for such a look. Measured with two workers on the game mix:
+about a fifth more commands a second without those looks.
+
+What a notification cannot say is that nothing else was stored: one may still be on its way.
+So the watch only tells which heads are stale, as soon as their notification arrives (well
+under a millisecond on a local server), and a command decided on a head whose notification
+was still on its way is refused by the store (the unique version) and run again, as before.
+The writer trusts the watch only from its first look at the store after the watch began to
+listen (its *epoch*): a watch that lost its connection starts a new epoch when it listens
+again, and the writer looks at the store as before until then.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+from uuid import UUID
+
+from psycopg.sql import SQL, Identifier
+
+log = logging.getLogger(__name__)
+
+#: Seconds between the watch's looks at whether it is asked to stop.
+TICK = 0.5
+#: Seconds before a watch that lost its connection listens again.
+RETRY = 1.0
+
+
+def payload(written: dict[Any, int]) -> str:
+    """A commit's notification: ``"<campaign id>:<last version>,…"``; ``"*"`` when it
+    would not fit PostgreSQL's 8,000 bytes (the watchers then look at the store)."""
+    text = ",".join(f"{campaign_id}:{version}" for campaign_id, version in written.items())
+    return text if len(text) < 7_900 else "*"
+
+
+class StoreWatch:
+    """Listens to a PostgreSQL recorder's channel on a thread of its own."""
+
+    def __init__(self, recorder: Any, most: int) -> None:
+        self.recorder = recorder
+        #: The last version of each campaign that any process is known to have stored.
+        self.latest: dict[UUID, int] = {}
+        #: Bumped whenever the watch (re)starts listening or forgets what it heard.
+        self.epoch = 0
+        #: Listening now.
+        self.live = False
+        self._most = most
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._stopping.clear()
+            self._thread = threading.Thread(target=self._run, name="capes-store-watch",
+                                            daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+        self.live = False
+
+    def newer(self, campaign_id: UUID, version: int) -> bool:
+        """Whether a process is known to have stored ``campaign_id`` past ``version``."""
+        return self.latest.get(campaign_id, 0) > version
+
+    def _run(self) -> None:
+        listen = SQL("LISTEN {0}").format(Identifier(self.recorder.channel_name))
+        while not self._stopping.is_set():
+            try:
+                with self.recorder.datastore.get_connection() as conn:
+                    conn.execute(listen)
+                    self.epoch += 1
+                    self.live = True
+                    while not self._stopping.is_set():
+                        for notify in conn.notifies(timeout=TICK):
+                            self.heard(notify.payload)
+            except Exception:
+                if getattr(self.recorder.datastore.pool, "closed", False):
+                    return  # the application closed its store: nothing more to hear
+                log.warning("the store watch lost its connection; listening again in %s s",
+                            RETRY, exc_info=True)
+            finally:
+                self.live = False
+            self._stopping.wait(RETRY)
+
+    def heard(self, text: str) -> None:
+        """Take in one notification's payload (see :func:`payload`)."""
+        if not text or text == "*":
+            self.epoch += 1  # who wrote what is not known: the writer looks at the store
+            return
+        latest = self.latest
+        for item in text.split(","):
+            campaign, _, version = item.partition(":")
+            key, number = UUID(campaign), int(version)
+            if latest.get(key, 0) < number:
+                latest[key] = number
+        if len(latest) > self._most:
+            latest.clear()
+            self.epoch += 1
