@@ -16,8 +16,9 @@ the game mix at full load, where the machine's CPU is the limit, throughput did 
 What a notification cannot say is that nothing else was stored: one may still be on its way.
 So the watch only tells which heads are stale, as soon as their notification arrives (on
 this machine a commit was heard within 0.3 ms, or within the interpreter's switch interval,
-5 ms, while another thread kept the interpreter busy), and a command decided on a head whose notification
-was still on its way is refused by the store (the unique version) and run again, as before.
+5 ms, while another thread kept the interpreter busy), and a command decided on a head whose
+notification was still on its way is refused by the store (the unique version) and run again,
+as before.
 The writer trusts the watch only from its first look at the store after the watch began to
 listen (its *epoch*): a watch that lost its connection starts a new epoch when it listens
 again, and the writer looks at the store as before until then.
