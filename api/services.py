@@ -8,8 +8,10 @@ writer thread (:class:`~application.committer.Committer`).
 
 from __future__ import annotations
 
+import asyncio
 import hmac
-from collections.abc import Callable, Sequence
+import logging
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, TypeVar
@@ -33,6 +35,7 @@ from application.integrity import Integrity
 from projections.service import ReadModels
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 #: Largest request body accepted (HTTP 413 above it).
 MAX_BODY = 64 * 1024
 #: The problems a query may answer with (documented in the OpenAPI schema).
@@ -124,8 +127,23 @@ class Services:
     #: directly (:meth:`LiveHub.announce`) rather than through the in-memory channel.
     local_live: bool = False
 
+    #: Work started by requests that none of them waits for (see :meth:`background`).
+    _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+
     def __post_init__(self) -> None:
         self.live = LiveHub(self.channels)
+
+    def background(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Run ``work`` on the event loop without waiting for it (held until done: the loop
+        keeps only a weak reference to a task). Its failure is logged."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("background work failed", exc_info=task.exception())
 
 
 #: Handlers name their dependencies explicitly (inferring them stops working in Litestar 3).
@@ -168,9 +186,13 @@ async def authenticate(
         raise NotAuthorizedException("a bearer token is required: Authorization: Bearer <token>")
     # Known tokens are checked in memory, on the event loop; only an unknown one costs a
     # store read, in a worker thread (a hop per request is a good share of its time).
-    actor = services.keyring.cached(campaign_id, token)
+    keyring = services.keyring
+    actor = keyring.cached(campaign_id, token)
     if actor is None:
-        actor = await in_thread(services.keyring.authenticate, campaign_id, token)
+        actor = await in_thread(keyring.authenticate, campaign_id, token)
+    elif keyring.due(campaign_id):
+        # Read again before they go stale, without making this request wait for it.
+        services.background(in_thread(keyring.refresh, campaign_id))
     if actor is None:
         raise NotAuthorizedException("this token is not one of this campaign's")
     integrity = services.integrity

@@ -5,14 +5,18 @@ ever reaches the server's log."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
+from uuid import uuid4
 
 import httpx
 import pytest
 from helpers import TIMEOUT, app_client, bearer, capes_serve, demo_table, open_campaign
+from litestar.testing import TestClient
 from stores import MakeApp
 
+from api.app import create_app
 from application.campaigns import Campaigns
 from application.config import persistence_env
 from application.credentials import OWNER, Keyring
@@ -154,3 +158,61 @@ def test_no_token_reaches_the_servers_log(tmp_path: Path) -> None:
     assert "/events/stream?token=" in written, "the access log was on"
     for secret in secrets:
         assert secret not in written
+
+
+def age(keyring: Keyring, campaign: Any, share: float) -> None:
+    """Make the keys in ``keyring``'s memory as old as ``share`` of its ``fresh_for``."""
+    keys, _ = keyring._cache[campaign]
+    keyring._cache[campaign] = (keys, time.monotonic() - share * keyring.fresh_for)
+
+
+def test_a_busy_servers_keys_are_read_again_ahead_of_time_once_and_off_the_requests_path(
+    sqlite_env: dict[str, str], make_app: MakeApp,
+) -> None:
+    """Past half of ``fresh_for`` a request is answered from the keys in memory and starts one
+    read of them in the background (issue 15: when keys expired under load, every request of
+    the campaign made that read itself, in a worker thread, and the board's p99 was ten
+    times the control's). So a token revoked by another process stops working here without
+    any request waiting for the store."""
+    server, host = Keyring(sqlite_env), Keyring(sqlite_env)
+    campaigns = make_app(sqlite_env)
+    try:
+        campaign = campaigns.create(c.CreateCampaign(name="Keys")).campaign_id
+        host.open_campaign(campaign)
+        old = host.issue(campaign, 1)
+        assert server.authenticate(campaign, old) is not None
+        assert not server.due(campaign)  # fresh: nothing to read
+        age(server, campaign, 0.75)
+        host.issue(campaign, 1)  # revoked elsewhere
+        assert server.cached(campaign, old) is not None  # still within fresh_for
+        with TestClient(create_app(campaigns, server, rate_limit=0), timeout=TIMEOUT) as client:
+            first = client.get(f"/campaigns/{campaign}/board", headers=bearer(old))
+            assert first.status_code == 200  # answered at once; the keys are read meanwhile
+            for _ in range(100):
+                later = client.get(f"/campaigns/{campaign}/board", headers=bearer(old))
+                if later.status_code == 401:
+                    break
+                time.sleep(0.02)
+            assert later.status_code == 401
+        assert not server.due(campaign)  # just read: fresh again
+    finally:
+        server.close()
+        host.close()
+
+
+def test_only_one_ahead_of_time_read_of_a_campaigns_keys_runs_at_once(
+    sqlite_env: dict[str, str], make_app: MakeApp,
+) -> None:
+    keyring = Keyring(sqlite_env)
+    try:
+        campaign = make_app(sqlite_env).create(c.CreateCampaign(name="Keys")).campaign_id
+        keyring.open_campaign(campaign)
+        age(keyring, campaign, 0.75)
+        assert (keyring.due(campaign), keyring.due(campaign)) == (True, False)
+        keyring.refresh(campaign)
+        assert not keyring.due(campaign)  # just read
+        age(keyring, campaign, 0.75)
+        assert keyring.due(campaign)  # the read is over: the next one may start
+        assert not keyring.due(uuid4())  # keys never read here: the request path reads them
+    finally:
+        keyring.close()
