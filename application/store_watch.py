@@ -61,14 +61,18 @@ class StoreWatch:
         self.live = False
         self._most = most
         self._stopping = threading.Event()
+        self._listening = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def start(self) -> None:
+    def start(self, wait: float = 1.0) -> None:
+        """Listen on a thread of its own; wait up to ``wait`` seconds for it to listen, so
+        that the writer's first look at the store already counts (see ``Committer``)."""
         if self._thread is None or not self._thread.is_alive():
             self._stopping.clear()
             self._thread = threading.Thread(target=self._run, name="capes-store-watch",
                                             daemon=True)
             self._thread.start()
+        self._listening.wait(wait)
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stopping.set()
@@ -89,6 +93,7 @@ class StoreWatch:
                     conn.execute(listen)
                     self.epoch += 1
                     self.live = True
+                    self._listening.set()
                     while not self._stopping.is_set():
                         for notify in conn.notifies(timeout=TICK):
                             self.heard(notify.payload)
@@ -99,6 +104,7 @@ class StoreWatch:
                             RETRY, exc_info=True)
             finally:
                 self.live = False
+                self._listening.clear()
             self._stopping.wait(RETRY)
 
     def heard(self, text: str) -> None:

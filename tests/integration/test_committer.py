@@ -330,6 +330,7 @@ def test_a_read_of_now_long_after_the_last_write_is_answered_from_memory_if_noth
 
     async def main() -> Any:
         await committer.execute(campaign_id, SeatPlayer(name="Ada"))
+        assert committer.watch is None or committer._watching(), "listening before the write"
         await asyncio.sleep(0.05)  # longer than the writer trusts its heads unasked
         return committer.current(campaign_id)
 
