@@ -128,7 +128,7 @@ class Services:
     local_live: bool = False
 
     #: Work started by requests that none of them waits for (see :meth:`background`).
-    _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    _tasks: set[asyncio.Task[Any]] = field(default_factory=set, init=False)
 
     def __post_init__(self) -> None:
         self.live = LiveHub(self.channels)
