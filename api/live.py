@@ -97,6 +97,11 @@ class Room:
         self.ready: asyncio.Future[None] = loop.create_future()
         self.task: asyncio.Task[None] | None = None
 
+    def push(self, message: bytes) -> None:
+        """Hand an announcement to every stream of the room."""
+        for follower in self.followers:
+            follower.push(message)
+
 
 class LiveHub:
     """The rooms of a process's open streams, by campaign, and their keep-alive tick."""
@@ -115,8 +120,7 @@ class LiveHub:
         publisher and its subscriber loop) even when no stream was open."""
         room = self.rooms.get(campaign_id)
         if room is not None:
-            for follower in room.followers:
-                follower.push(message)
+            room.push(message)
 
     def followers(self) -> int:
         """How many streams are open (for tests and figures)."""
@@ -162,8 +166,7 @@ class LiveHub:
             subscriber = await self.channels.subscribe([channel(campaign_id)])
             room.ready.set_result(None)
             async for message in subscriber.iter_events():
-                for follower in room.followers:
-                    follower.push(message)
+                room.push(message)
         except Exception as e:
             # The channel could not be subscribed (Redis is down): the streams waiting to
             # open get the error; a later one tries again.

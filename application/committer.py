@@ -199,10 +199,9 @@ class Committer:
         if head is None:
             return None
         if position is None:
-            watch = self.watch
-            if watch is not None and self._watching():
+            if self._watching():
                 # Stale as soon as another worker's commit to it is heard (store_watch).
-                return None if watch.newer(campaign_id, head.version) else head
+                return None if self._heard_newer(head) else head
             now = time.monotonic()
             if now - max(synced_at, self._verified_at) <= SYNC_AFTER:
                 return head
@@ -217,6 +216,10 @@ class Committer:
         store: every commit since is heard (or on its way, see :mod:`application.store_watch`)."""
         watch = self.watch
         return watch is not None and watch.live and watch.epoch == self._watch_epoch
+
+    def _heard_newer(self, head: Campaign) -> bool:
+        """Whether the store watch heard of a version of the campaign past ``head``'s."""
+        return self.watch is not None and self.watch.newer(head.id, head.version)
 
     def _nothing_after(self, seen: int) -> bool:
         """Whether the store's last position is ``seen`` (a position the writer knew)."""
@@ -452,8 +455,7 @@ class Committer:
 
     def _head(self, campaign_id: UUID) -> Campaign:
         head = self._heads.get(campaign_id)
-        watch = self.watch
-        if head is not None and not (watch is not None and watch.newer(campaign_id, head.version)):
+        if head is not None and not self._heard_newer(head):
             self._heads.move_to_end(campaign_id)
             return head
         head = self.campaigns.get(campaign_id)  # brought up to date from the store

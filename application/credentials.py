@@ -179,12 +179,19 @@ class Keyring(Application[UUID]):
         """Read the campaign's keys again into memory (claimed by :meth:`due`). A failure
         changes nothing: keys that then go stale are read on the request's path, as before."""
         try:
-            keys: TableKeys = self.repository.get(campaign_id)
-            self._remember(campaign_id, keys)
-        except AggregateNotFoundError:
-            self._cache.pop(campaign_id, None)
+            self._reload(campaign_id)
         finally:
             self._refreshing.discard(campaign_id)
+
+    def _reload(self, campaign_id: UUID) -> TableKeys | None:
+        """The campaign's keys read again from the store into memory (None: it has none)."""
+        try:
+            keys: TableKeys = self.repository.get(campaign_id)
+        except AggregateNotFoundError:
+            self._cache.pop(campaign_id, None)
+            return None
+        self._remember(campaign_id, keys)
+        return keys
 
     def authenticate(self, campaign_id: UUID, token: str) -> Actor | None:
         """Who ``token`` is for this campaign, or None."""
@@ -192,10 +199,8 @@ class Keyring(Application[UUID]):
         seat = keys.match(token) if keys is not None else None
         if seat is None:
             # Another process may have issued or revoked tokens since: read the keys again.
-            try:
-                keys = self.repository.get(campaign_id)
-            except AggregateNotFoundError:
+            keys = self._reload(campaign_id)
+            if keys is None:
                 return None
-            self._remember(campaign_id, keys)
             seat = keys.match(token)
         return self._actor(seat)

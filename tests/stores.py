@@ -9,12 +9,17 @@ from functools import cache
 from typing import Any
 
 import psycopg
+import pytest
+import redis
 
 from application.campaigns import Campaigns
 from application.config import persistence_env
 
 #: The PostgreSQL server the postgres tests use.
 POSTGRES_URL = os.environ.get("CAPES_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+
+#: The Redis server the tests of live events across workers use.
+REDIS_URL = "redis://127.0.0.1:6379/0"
 
 #: ``make_app(env, **kwargs)``: a Campaigns application closed when the test ends.
 MakeApp = Callable[..., Campaigns]
@@ -59,3 +64,14 @@ class TickingClock:
         self.now += timedelta(microseconds=1500)
         self.readings.append(self.now)
         return self.now
+
+
+def need_redis() -> None:
+    """Skip the test when Redis is not reachable at :data:`REDIS_URL`; fail it under CI."""
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2, socket_timeout=2).ping()
+    except redis.RedisError as e:
+        reason = f"Redis not reachable at {REDIS_URL}: {type(e).__name__}: {e}"
+        if in_ci():
+            pytest.fail(reason + " (CI=true: the Redis test may not be skipped)")
+        pytest.skip(reason)

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-import redis
 from helpers import (
     DEMO_STEPS,
     TIMEOUT,
@@ -23,9 +22,8 @@ from helpers import (
     server,
     sse_messages,
 )
-from stores import in_ci
+from stores import REDIS_URL, need_redis
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
 #: Below the server's keep-alive (15 s), after which it re-reads the log even unprompted: an
 #: event seen sooner was announced, not polled for.
 PROMPT = 5.0
@@ -35,14 +33,6 @@ PROMPT = 5.0
 def base_url(tmp_path: Path) -> Iterator[str]:
     with server({"CAPES_DB": str(tmp_path / "live.sqlite")}, tmp_path / "server.log") as url:
         yield url
-
-
-def redis_problem() -> str | None:
-    try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2, socket_timeout=2).ping()
-    except redis.RedisError as e:
-        return f"{type(e).__name__}: {e}"
-    return None
 
 
 def client(base_url: str, read: float = TIMEOUT) -> httpx.Client:
@@ -133,12 +123,7 @@ def test_the_stream_refuses_a_wrong_token_and_an_unknown_campaign(base_url: str)
 def test_with_two_workers_on_redis_a_subscriber_hears_commands_run_by_either(
     tmp_path: Path,
 ) -> None:
-    problem = redis_problem()
-    if problem is not None:
-        reason = f"Redis not reachable at {REDIS_URL}: {problem}"
-        if in_ci():
-            pytest.fail(reason + " (CI=true: the Redis test may not be skipped)")
-        pytest.skip(reason)
+    need_redis()
     environ = {"CAPES_DB": str(tmp_path / "shared.sqlite"), "CAPES_REDIS_URL": REDIS_URL}
     with server(environ, tmp_path / "server.log", workers=2) as base, \
             client(base, read=PROMPT) as watcher:

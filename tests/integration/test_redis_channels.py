@@ -5,28 +5,14 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-import redis
 from redis.asyncio import Redis
-from stores import in_ci
+from stores import REDIS_URL, need_redis
 
 from api.redis_channels import SerialRedisPubSubBackend
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
-
-
-def redis_or_skip() -> None:
-    try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2, socket_timeout=2).ping()
-    except redis.RedisError as e:
-        reason = f"Redis not reachable at {REDIS_URL}: {e}"
-        if in_ci():
-            pytest.fail(reason + " (CI=true: the Redis test may not be skipped)")
-        pytest.skip(reason)
-
 
 def test_a_burst_of_publishes_arrives_whole_and_in_order_in_fewer_round_trips() -> None:
-    redis_or_skip()
+    need_redis()
 
     async def main() -> tuple[list[bytes], int]:
         listener = Redis.from_url(REDIS_URL)
