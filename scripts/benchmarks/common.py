@@ -88,9 +88,11 @@ def _machine() -> tuple[int, int]:
     return sum(values) - values[3] - values[4], sum(values)
 
 
-def _process_seconds(pid: int) -> float:
+def _process_seconds(pid: int, thread: int | None = None) -> float:
+    """CPU seconds of process ``pid`` (or of its thread ``thread`` alone)."""
+    where = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = Path(where).read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
@@ -116,9 +118,12 @@ def children(pid: int) -> list[int]:
 class CpuWatch:
     """Cores used during a run by the servers (with the processes they started: workers, the
     read models' process), by the load generator and this script, and by every other process
-    on the machine (other people's work disturbs the figures)."""
+    on the machine (other people's work disturbs the figures). ``loop``: a server whose main
+    thread (its event loop) is also measured alone (``loop_cores``)."""
 
-    def __init__(self, servers: list[int]) -> None:
+    def __init__(self, servers: list[int], loop: int | None = None) -> None:
+        self.loop = loop
+        self.loop0 = 0.0 if loop is None else _process_seconds(loop, loop)
         self.servers = list(dict.fromkeys(
             p for pid in servers for p in (pid, *children(pid))))
         self.t0 = time.monotonic()
@@ -132,9 +137,12 @@ class CpuWatch:
         busy = (busy1 - self.machine0[0]) / CLK_TCK
         servers = sum(_process_seconds(pid) for pid in self.servers) - self.servers0
         ours = _ours() - self.ours0
-        return {"seconds": wall, "busy_cores": busy / wall, "server_cores": servers / wall,
-                "client_cores": ours / wall,
-                "other_cores": max(0.0, busy - servers - ours) / wall}
+        cores = {"seconds": wall, "busy_cores": busy / wall, "server_cores": servers / wall,
+                 "client_cores": ours / wall,
+                 "other_cores": max(0.0, busy - servers - ours) / wall}
+        if self.loop is not None:
+            cores["loop_cores"] = (_process_seconds(self.loop, self.loop) - self.loop0) / wall
+        return cores
 
 
 def wait_quiet(limit: float, threshold: float = 0.3) -> dict[str, float]:

@@ -372,7 +372,7 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
             say(f"  control (lean app), the mix: {lean_max['rps']:.0f} req/s "
                 f"({lean_max['commands_per_s']:.0f} commands/s), p99 "
                 f"{lean_max['p99_us'] / 1000:.2f} ms")
-            watch = CpuWatch(pids)
+            watch = CpuWatch(pids, loop=game.pid)
             game_max = run_wrk(game_port, "bench_game.lua", p["http_seconds"], conns,
                                [str(sets[f"max{round_ + 1}"]), *game_args])
             game_max |= {"cpu": watch.stop()}
