@@ -62,6 +62,7 @@ from api.collector import Collector
 from api.routes import audit, holder, lobby, pages, play, queries, record
 from api.routes import projections as read_model_routes
 from api.services import MAX_BODY, Services, provide_actor
+from api.writer import RemoteWriter, writer_mode
 from application.campaigns import Campaigns, open_campaigns
 from application.committer import Committer
 from application.config import who_opens_campaigns
@@ -222,6 +223,14 @@ def create_server() -> Litestar:
     return app
 
 
+async def _stop_writer(committer: Committer | RemoteWriter) -> None:
+    # Not the bound method itself: Litestar would pass the app to stop() as its timeout.
+    if isinstance(committer, RemoteWriter):
+        await committer.stop()
+    else:
+        committer.stop()
+
+
 def create_app(
     campaigns: Campaigns | None = None,
     keyring: Keyring | None = None,
@@ -234,6 +243,9 @@ def create_app(
     client (``CAPES_RATE_LIMIT``, default 50; 0 turns it off)."""
     environ = os.environ if environ is None else environ
     hosts_only = who_opens_campaigns(environ) == "host"  # a bad setting fails before the store
+    # The writer in a process of its own opens the store from the same settings: only for a
+    # store named by the environment (not a Campaigns object handed in).
+    in_process = writer_mode(environ) == "process" and campaigns is None
     if campaigns is None:
         campaigns = open_campaigns(environ)
     if keyring is None:
@@ -243,7 +255,8 @@ def create_app(
     plugin = ChannelsPlugin(backend=backend, arbitrary_channels_allowed=True)
     read_models = open_read_models(campaigns, environ=environ)
     integrity = Integrity(campaigns)
-    committer = Committer(campaigns, integrity=integrity)
+    committer: Committer | RemoteWriter = (
+        RemoteWriter(environ) if in_process else Committer(campaigns, integrity=integrity))
     services = Services(
         campaigns=campaigns,
         committer=committer,
@@ -281,9 +294,8 @@ def create_app(
         # Bodies decode strictly, and a malformed one is a 400, never a 500 (issue 13).
         request_class=StrictRequest,
         on_startup=[committer.start, read_models.start, pages.compile_templates],
-        # The writer finishes what is queued before the stores close (a lambda: Litestar would
-        # pass the app to stop() as its timeout).
-        on_shutdown=[lambda: committer.stop(), read_models.close, campaigns.close,
+        # The writer finishes what is queued before the stores close.
+        on_shutdown=[partial(_stop_writer, committer), read_models.close, campaigns.close,
                      keyring.close],
         before_send=[partial(mark_broken, campaigns)],
     )

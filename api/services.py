@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, cast
 from uuid import UUID
 
 import anyio
@@ -28,8 +28,8 @@ from litestar.params import FromPath, QueryParameter
 from api import problems
 from api.live import LiveHub, channel
 from api.schemas import Applied, EventOut, event_out
+from api.writer import RemoteWriter, Rendered
 from application.campaigns import Campaigns
-from application.committer import Committer
 from application.credentials import Actor, Keyring
 from application.integrity import Integrity
 from projections.service import ReadModels
@@ -109,8 +109,10 @@ class Services:
     campaigns: Campaigns
     keyring: Keyring
     channels: ChannelsPlugin
-    #: Every write of the process goes through it: one thread, commands in groups.
-    committer: Committer
+    #: Every write of the process goes through it: one thread, commands in groups; or the
+    #: writer process's handle (``CAPES_WRITER=process``, :mod:`api.writer`). Typed Any:
+    #: Litestar's signature model takes no union of two classes of ours.
+    committer: Any
     read_models: ReadModels | None = None
     #: ``CAPES_HOST_KEY``: the bearer token of the host's routes (the directory, analytics
     #: across campaigns, and opening campaigns when restricted); "" none.
@@ -132,6 +134,38 @@ class Services:
 
     def __post_init__(self) -> None:
         self.live = LiveHub(self.channels)
+
+    async def call(self, operation: Callable[..., T], *args: Any,
+                   invalidates: UUID | None = None, **kwargs: Any) -> T:
+        """A named write (:mod:`api.operations`) in turn with the commands, by the writer.
+
+        ``invalidates``: a campaign the write may append to (its head is read anew); its keys
+        in this process are read anew too, when the writer is another process (which issued
+        or revoked a token)."""
+        committer = self.committer
+        if isinstance(committer, RemoteWriter):
+            found: T = await committer.call(operation, *args, invalidates=invalidates, **kwargs)
+            if invalidates is not None:
+                self.keyring.forget(invalidates)
+            return found
+        done: T = await committer.call(operation, self.campaigns, self.keyring, *args,
+                                       invalidates=invalidates, **kwargs)
+        return done
+
+    async def view(self, campaign_id: UUID, kind: str, render: Callable[[Any], T],
+                   position: int | None = None, version: int | None = None) -> T | None:
+        """The board or ledgers (``kind``: ``board_of``, ``ledgers_of``) of now, rendered from
+        the campaign as the writer holds it, if it holds it as stored (including ``position``;
+        at exactly ``version`` if given); else None. From a writer process, the JSON it
+        rendered, which the answer carries as it is (``msgspec.Raw``)."""
+        committer = self.committer
+        if isinstance(committer, RemoteWriter):
+            raw = await committer.view(campaign_id, kind, position, version)
+            return None if raw is None else cast(T, msgspec.Raw(raw))
+        campaign = await committer.latest(campaign_id, position)
+        if campaign is None or (version is not None and campaign.version != version):
+            return None
+        return self.views.render(campaign_id, kind, campaign.state, render)
 
     def background(self, work: Coroutine[Any, Any, Any]) -> None:
         """Run ``work`` on the event loop without waiting for it (held until done: the loop
@@ -241,7 +275,12 @@ async def announce(services: ServicesDep, campaign_id: FromPath[UUID],
     them on as they are, with no store read, no thread hop and no encoding of its own (four
     players' streams on a table made four reads of the log per command). Without, or for a
     stream that is behind, the stream reads the log."""
-    message = live_message(events)
+    publish(services, campaign_id, live_message(events))
+
+
+def publish(services: Services, campaign_id: UUID, message: bytes) -> None:
+    """Hand a campaign's live message (:func:`live_message`) to its streams and wake the read
+    models."""
     if services.local_live:
         services.live.announce(campaign_id, message)
     else:
@@ -280,6 +319,12 @@ async def apply_command(    services: ServicesDep,
     outcome = await services.committer.execute(
         campaign_id, command, narration=narration, expected_version=expected_version
     )
+    if isinstance(outcome, Rendered):
+        # Encoded by the writer process: the answer goes out as it is (msgspec writes a Raw
+        # verbatim), and so does the streams' message.
+        if outcome.live:
+            publish(services, campaign_id, outcome.live)
+        return cast(Applied, msgspec.Raw(outcome.answer))
     events = tuple(event_out(r) for r in outcome.events)
     if events:
         await announce(services, campaign_id, events)

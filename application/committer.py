@@ -57,15 +57,21 @@ SYNC_AFTER = 0.005
 MAX_HEADS = 10_000
 
 
-class _Job:
-    """One write waiting for the writer: a command (``command``) or any call (``call``)."""
+class Job:
+    """One write waiting for the writer: a command (``command``) or any call (``call``).
+
+    ``loop`` and ``future``: where the writer thread answers it; None for a job that the
+    caller runs itself (:meth:`Committer.process`, the writer process's loop), which reads
+    the answer from the results and knows the job by its ``tag``."""
 
     __slots__ = ("call", "campaign_id", "command", "expected_version", "future", "invalidates",
-                 "loop", "narration", "position", "read", "since")
+                 "loop", "narration", "position", "read", "since", "tag")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any]) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None,
+                 future: asyncio.Future[Any] | None = None, tag: int = 0) -> None:
         self.loop = loop
         self.future = future
+        self.tag = tag
         self.call: Callable[[], Any] | None = None
         self.invalidates: UUID | None = None
         self.campaign_id: UUID | None = None
@@ -80,7 +86,7 @@ class _Job:
 
 
 #: What became of a job: (job, result, exception).
-_Result = tuple[_Job, Any, BaseException | None]
+Result = tuple[Job, Any, BaseException | None]
 
 
 class Committer:
@@ -93,7 +99,7 @@ class Committer:
         self.integrity = integrity
         self.max_group = max_group
         self.max_heads = max_heads
-        self._queue: SimpleQueue[_Job | None] = SimpleQueue()
+        self._queue: SimpleQueue[Job | None] = SimpleQueue()
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self._heads: OrderedDict[UUID, Campaign] = OrderedDict()
@@ -125,8 +131,7 @@ class Committer:
     async def execute(self, campaign_id: UUID, command: Any, *, narration: str = "",
                       expected_version: int | None = None) -> Outcome:
         """``Campaigns.execute`` on the writer thread; answered once the events are stored."""
-        if campaign_id not in self._heads or (
-                self.integrity is not None and not self.integrity.checked(campaign_id)):
+        if not self.ready(campaign_id):
             await self._prepare(campaign_id)
         job = self._job()
         job.campaign_id = campaign_id
@@ -134,6 +139,33 @@ class Committer:
         job.narration = narration
         job.expected_version = expected_version
         return await self._submit(job)  # type: ignore[no-any-return]
+
+    def ready(self, campaign_id: UUID) -> bool:
+        """Whether the writer holds the campaign's head and this process verified its log: a
+        command on it needs no preparation (:meth:`prepare`) first."""
+        return campaign_id in self._heads and (
+            self.integrity is None or self.integrity.checked(campaign_id))
+
+    def prepare(self, campaign_id: UUID) -> bool:
+        """Make a campaign ready for its first command here, off the writer's thread: verify
+        its log (once per process; a log that does not verify is not extended: the command
+        gets a 423 from the writer) and load it into the application's cache, so that the
+        writer only brings it up to date. Loading a long campaign on the writer's thread
+        would hold up every other campaign's writes (issue 13). A campaign that is not there
+        is the writer's to report. Returns whether the writer must forget its head (it came
+        from a snapshot the check distrusts: :meth:`forget`, on the writer's thread)."""
+        distrusted = False
+        if self.integrity is not None and not self.integrity.checked(campaign_id):
+            self.integrity.ensure(campaign_id)
+            distrusted = campaign_id in self.campaigns.distrusted
+        if campaign_id not in self._heads:
+            with contextlib.suppress(Exception):
+                self.campaigns.get(campaign_id)
+        return distrusted
+
+    def forget(self, campaign_id: UUID) -> None:
+        """Read the campaign anew from the store at its next command (writer's thread only)."""
+        self._heads.pop(campaign_id, None)
 
     async def _prepare(self, campaign_id: UUID) -> None:
         """Make a campaign the writer does not hold ready, off the writer thread; the commands
@@ -147,19 +179,8 @@ class Committer:
         await asyncio.shield(pending)
 
     async def _load(self, campaign_id: UUID) -> None:
-        if self.integrity is not None and not self.integrity.checked(campaign_id):
-            # Once per campaign and process, in a worker thread: a log that does not verify
-            # is not extended (the command gets a 423 from the writer).
-            await asyncio.to_thread(self.integrity.ensure, campaign_id)
-            if campaign_id in self.campaigns.distrusted:
-                await self.call(lambda: None, invalidates=campaign_id)  # a head from a bad snapshot
-        if campaign_id not in self._heads:
-            # A campaign the writer does not hold is loaded here, in a worker thread, into the
-            # application's cache; the writer then only brings it up to date. Loading a long
-            # campaign on the writer thread would hold up every other campaign's writes
-            # (issue 13). A failure (no such campaign) is the writer's to report.
-            with contextlib.suppress(Exception):
-                await asyncio.to_thread(self.campaigns.get, campaign_id)
+        if await asyncio.to_thread(self.prepare, campaign_id):
+            await self.call(lambda: None, invalidates=campaign_id)  # a head from a bad snapshot
 
     async def call(self, func: Callable[..., T], *args: Any, invalidates: UUID | None = None,
                    **kwargs: Any) -> T:
@@ -242,14 +263,15 @@ class Committer:
         job.since = time.monotonic()
         return await self._submit(job)  # type: ignore[no-any-return]
 
-    def _job(self) -> _Job:
+    def _job(self) -> Job:
         loop = asyncio.get_running_loop()
-        return _Job(loop, loop.create_future())
+        return Job(loop, loop.create_future())
 
-    async def _submit(self, job: _Job) -> Any:
+    async def _submit(self, job: Job) -> Any:
         self.start()
         self._queue.put(job)
         # Shielded: a client that goes away does not take its command back once it is queued.
+        assert job.future is not None
         return await asyncio.shield(job.future)
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -258,13 +280,17 @@ class Committer:
         """Start the writer thread (done by the first write if not before)."""
         if self._thread is not None and self._thread.is_alive():
             return
-        if self.watch is not None:
-            self.watch.start()
+        self.start_watch()
         with self._start_lock:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="capes-commands",
                                                 daemon=True)
                 self._thread.start()
+
+    def start_watch(self) -> None:
+        """On PostgreSQL, start hearing the other workers' commits (see :attr:`watch`)."""
+        if self.watch is not None:
+            self.watch.start()
 
     def stop(self, timeout: float = 30.0) -> None:
         """Finish the writes already queued, then stop the thread."""
@@ -324,10 +350,17 @@ class Committer:
             return None
         return SYNC_AFTER / 2 if time.monotonic() - self._asked_at < 1.0 else None
 
-    def _process(self, jobs: list[_Job]) -> list[_Result]:
-        results: list[_Result] = []
-        group: list[_Job] = []
-        reads: list[_Job] = []
+    def process(self, jobs: list[Job]) -> list[Result]:
+        """Run ``jobs`` on the calling thread, which must be the only one writing through this
+        committer (the writer process runs its own loop, :mod:`api.writer`): commands decided
+        in order and committed together, calls in turn, reads after the writes. What became of
+        each: (job, result, exception)."""
+        return self._process(jobs)
+
+    def _process(self, jobs: list[Job]) -> list[Result]:
+        results: list[Result] = []
+        group: list[Job] = []
+        reads: list[Job] = []
         if time.monotonic() - self._synced_at > SYNC_AFTER and not self._watching():
             self._sync()
         for job in jobs:
@@ -352,13 +385,13 @@ class Committer:
             results += self._reads(reads)
         return results
 
-    def _reads(self, jobs: list[_Job]) -> list[_Result]:
+    def _reads(self, jobs: list[Job]) -> list[Result]:
         """Answer reads of now: each campaign as stored when it was asked, or later."""
         watching = self._watching()
         if any((job.position is None and self._synced_at < job.since and not watching)
                or (job.position is not None and job.position > self._seen) for job in jobs):
             self._sync()
-        results: list[_Result] = []
+        results: list[Result] = []
         for job in jobs:
             assert job.campaign_id is not None
             if job.position is not None and job.position > self._seen:
@@ -370,7 +403,7 @@ class Committer:
                 results.append((job, None, e))
         return results
 
-    def _commit(self, jobs: list[_Job], *, again: bool = True) -> list[_Result]:
+    def _commit(self, jobs: list[Job], *, again: bool = True) -> list[Result]:
         """Decide ``jobs`` in order, each on the campaign as the ones before left it, and store
         the accepted ones in one transaction.
 
@@ -379,8 +412,8 @@ class Committer:
         own."""
         if not jobs:
             return []
-        results: list[_Result] = []
-        staged: list[tuple[_Job, Staged]] = []
+        results: list[Result] = []
+        staged: list[tuple[Job, Staged]] = []
         working: dict[UUID, Campaign] = {}
         for job in jobs:
             assert job.campaign_id is not None
@@ -438,8 +471,8 @@ class Committer:
         self.commands += len(staged)
         return results
 
-    def _one_by_one(self, jobs: list[_Job]) -> list[_Result]:
-        results: list[_Result] = []
+    def _one_by_one(self, jobs: list[Job]) -> list[Result]:
+        results: list[Result] = []
         for job in jobs:
             assert job.campaign_id is not None
             self._heads.pop(job.campaign_id, None)
@@ -490,11 +523,13 @@ class Committer:
         self._watch_epoch = epoch
 
     @staticmethod
-    def _settle(results: list[_Result]) -> None:
+    def _settle(results: list[Result]) -> None:
         """Hand the results to their event loops: one wake-up per loop for the whole group."""
-        by_loop: dict[asyncio.AbstractEventLoop, list[_Result]] = {}
+        by_loop: dict[asyncio.AbstractEventLoop, list[Result]] = {}
         for result in results:
-            by_loop.setdefault(result[0].loop, []).append(result)
+            loop = result[0].loop
+            if loop is not None:
+                by_loop.setdefault(loop, []).append(result)
         for loop, mine in by_loop.items():
             # A loop that is gone has nobody waiting on it.
             with contextlib.suppress(RuntimeError):
@@ -516,11 +551,12 @@ def _changes_since(recorder: Any, position: int, most: int) -> tuple[int, list[t
         position, limit=top - position, stop=top, inclusive_of_start=False)]
 
 
-def _set_all(results: list[_Result]) -> None:
+def _set_all(results: list[Result]) -> None:
     for job, value, error in results:
-        if job.future.done():
+        future = job.future
+        if future is None or future.done():
             continue
         if error is not None:
-            job.future.set_exception(error)
+            future.set_exception(error)
         else:
-            job.future.set_result(value)
+            future.set_result(value)

@@ -149,6 +149,10 @@ class Keyring(Application[UUID]):
     def _remember(self, campaign_id: UUID, keys: TableKeys) -> None:
         self._cache[campaign_id] = (keys, time.monotonic())
 
+    def forget(self, campaign_id: UUID) -> None:
+        """Read the campaign's keys anew at its next request (another process changed them)."""
+        self._cache.pop(campaign_id, None)
+
     def _fresh(self, campaign_id: UUID) -> TableKeys | None:
         cached = self._cache.get(campaign_id)
         if cached is None or time.monotonic() - cached[1] > self.fresh_for:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 from uuid import UUID, uuid4
 
 from litestar import Request, post
 from litestar.params import FromPath, JSONBody
 
-from api import problems
+from api import operations, problems
 from api.schemas import CampaignOpened, NewCampaign, NewSeat, SeatTaken, event_out
 from api.services import ServicesDep, announce, authenticate_host, in_thread
 from domain.editions import play_of
@@ -32,14 +31,13 @@ async def open_campaign(request: Request[Any, Any, Any], data: JSONBody[NewCampa
     if services.hosts_only:
         authenticate_host(request, services, "opening campaigns")
     campaign_id = uuid4()
-    token = await services.committer.call(services.keyring.open_campaign, campaign_id)
+    token = await services.call(operations.open_keys, campaign_id)
     command = play_of(data.edition).create(data.name, data.starting_tokens)
-    outcome = await services.committer.call(services.campaigns.create, command,
-                                            campaign_id=campaign_id)
+    version = (await services.call(operations.create, command, campaign_id=campaign_id)).version
     if data.options is not None:
-        outcome = await services.committer.execute(campaign_id,
-                                                   SetTableOptions(options=data.options))
-    return CampaignOpened(campaign_id=campaign_id, owner_token=token, version=outcome.version)
+        version = (await services.committer.execute(
+            campaign_id, SetTableOptions(options=data.options))).version
+    return CampaignOpened(campaign_id=campaign_id, owner_token=token, version=version)
 
 
 @post(
@@ -63,9 +61,9 @@ async def take_seat(
     edition = await in_thread(services.campaigns.edition_of, campaign_id)
     # The seat and its token's record (R-X-REC-4) are stored in one step (see
     # Campaigns.seat_player): a crash never leaves a seat without a token.
-    outcome, token = await services.committer.call(
-        services.campaigns.seat_player, campaign_id, play_of(edition).seat(data.name),
-        partial(services.keyring.issue, campaign_id), invalidates=campaign_id)
+    outcome, token = await services.call(
+        operations.seat_player, campaign_id, play_of(edition).seat(data.name),
+        invalidates=campaign_id)
     seat = len(outcome.state.players)
     await announce(services, campaign_id, tuple(event_out(r) for r in outcome.events))
     return SeatTaken(campaign_id=campaign_id, seat=seat, token=token, version=outcome.version)

@@ -58,6 +58,9 @@ def ledgers(state: Any) -> Any:
     """The ledgers of the campaign's own edition."""
     return play_of(state.edition).ledgers(state)
 
+#: The read models of now that the writer renders (``Services.view``), by name.
+RENDERERS: dict[str, Callable[[Any], Any]] = {"board_of": board, "ledgers_of": ledgers}
+
 T = TypeVar("T")
 
 
@@ -93,9 +96,9 @@ async def _view(
     caught up with ``position``. In the past, or when the read model lags past ``timeout``:
     rendered from the replayed state."""
     if version is None and at is None and position != 0:
-        campaign = await services.committer.latest(campaign_id, position)
-        if campaign is not None:
-            return services.views.render(campaign_id, read_model, campaign.state, render)
+        shown = await services.view(campaign_id, read_model, render, position)
+        if shown is not None:
+            return shown
     if version is None and at is None and services.read_models is not None:
         query = getattr(services.read_models, read_model)
 
@@ -375,11 +378,9 @@ async def _board_message(
 ) -> bytes:
     """The board after event ``version``: from the writer's campaign when it is at that version
     (the usual case, right after the command), else replayed to it."""
-    campaign = await services.committer.latest(campaign_id, version)
-    if campaign is not None and campaign.version == version:
-        # Every seat's stream sends this same board: rendered once for all of them.
-        shown = services.views.render(campaign_id, "board_of", campaign.state, board)
-    else:
+    # Every seat's stream sends this same board: rendered once for all of them.
+    shown = await services.view(campaign_id, "board_of", board, version, version)
+    if shown is None:
         shown = board(await in_thread(services.campaigns.state, campaign_id, version))
     message = BoardMessage(version=version, board=shown)
     return ServerSentEventMessage(

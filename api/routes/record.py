@@ -8,7 +8,6 @@ Undo, opening a dispute, voting and withdrawing are commands like any other, sen
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated, Any, Union
 from uuid import UUID
 
@@ -17,7 +16,7 @@ from litestar import get, post
 from litestar.exceptions import NotFoundException, PermissionDeniedException
 from litestar.params import FromPath, JSONBody, PathParameter, QueryParameter
 
-from api import problems
+from api import operations, problems
 from api.schemas import Applied, EventOut, event_out
 from api.services import (
     QUERY_PROBLEMS,
@@ -210,11 +209,11 @@ async def fork_campaign(
     campaign_id: FromPath[UUID], data: JSONBody[ForkRequest], actor: ActorDep, services: ServicesDep
 ) -> Forked:
     """A new campaign from this one's game at ``version`` (R-REC-6); whoever forks owns it."""
-    outcome = await services.committer.call(
-        services.campaigns.fork, campaign_id, data.version, name=data.name, seat=actor.seat,
+    outcome = await services.call(
+        operations.fork, campaign_id, data.version, name=data.name, seat=actor.seat,
         invalidates=campaign_id,  # the source campaign records ForkMade
     )
-    token = await services.committer.call(services.keyring.open_campaign, outcome.campaign_id)
+    token = await services.call(operations.open_keys, outcome.campaign_id)
     forked = await in_thread(services.campaigns.get, outcome.campaign_id)
     assert forked.record.forked_from is not None
     return Forked(
@@ -249,9 +248,8 @@ async def issue_seat_token(
     if not 1 <= seat <= len(state.players):
         raise NotFoundException(f"no seat {seat}")
     # Recorded in the log as SeatTokenIssued by the owner (R-X-REC-4), stored after the token.
-    _, token = await services.committer.call(
-        services.campaigns.issue_token, campaign_id, seat,
-        partial(services.keyring.issue, campaign_id), invalidates=campaign_id)
+    _, token = await services.call(
+        operations.issue_token, campaign_id, seat, invalidates=campaign_id)
     await announce(services, campaign_id)
     return SeatToken(seat=seat, token=token)
 
