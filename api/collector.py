@@ -43,6 +43,8 @@ class Collector:
         self._thawed = time.monotonic()
         #: The last pass: seconds it took and whether it collected everything (for tests).
         self.last: tuple[float, bool] | None = None
+        #: When the last pass ended (monotonic seconds).
+        self.last_at = -float("inf")
 
     def start(self) -> None:
         """Collect and freeze what the process built so far, then every :attr:`every` s."""
@@ -57,9 +59,18 @@ class Collector:
     def _schedule(self) -> None:
         self._handle = asyncio.get_running_loop().call_later(self.every, self._tick)
 
+    def due(self) -> bool:
+        """Whether :attr:`every` seconds have passed since the last pass (for a process with
+        no event loop: the writer process calls :meth:`tick` when it is)."""
+        return self.last_at + self.every <= time.monotonic()
+
+    def tick(self) -> None:
+        """One pass: what is not frozen, or everything once :attr:`thaw_every` has passed."""
+        self.collect(everything=time.monotonic() - self._thawed >= self.thaw_every)
+
     def _tick(self) -> None:
         try:
-            self.collect(everything=time.monotonic() - self._thawed >= self.thaw_every)
+            self.tick()
         finally:
             self._schedule()
 
@@ -74,6 +85,7 @@ class Collector:
         gc.freeze()
         took = time.perf_counter() - began
         self.last = (took, everything)
+        self.last_at = time.monotonic()
         if log.isEnabledFor(logging.DEBUG):  # counting the frozen walks them all: not for free
             log.debug("collected %d objects in %.1f ms%s; %d frozen", found, took * 1000,
                       " (everything)" if everything else "", gc.get_freeze_count())

@@ -56,9 +56,11 @@ from uuid import UUID
 import msgspec
 from litestar.exceptions import ServiceUnavailableException
 
+from api.collector import Collector
 from application.aggregate import Campaign
 from application.campaigns import Campaigns, open_campaigns
 from application.committer import Committer, Job, Result
+from application.config import SettingError, persistence_env
 from application.credentials import Keyring
 from application.integrity import Integrity
 
@@ -72,13 +74,29 @@ START_TIMEOUT = 60.0
 
 
 def writer_mode(environ: Mapping[str, str]) -> str:
-    """``CAPES_WRITER`` (default ``thread``); a value that is not one of :data:`MODES` is
-    refused before anything starts, naming the setting."""
-    mode = environ.get("CAPES_WRITER", "").strip().lower() or "thread"
+    """``CAPES_WRITER`` (default ``thread``; ``capes serve`` makes it ``process``:
+    :func:`serve_default`). A value that is not one of :data:`MODES`, or ``process`` with an
+    in-memory store (which another process cannot see), is refused before anything starts,
+    naming the setting."""
+    given = environ.get("CAPES_WRITER", "")
+    mode = given.strip().lower() or "thread"
     if mode not in MODES:
-        raise ValueError(f"CAPES_WRITER={mode!r}: it is 'thread' (the writer is a thread of "
-                         "each server process) or 'process' (a process of its own)")
+        raise SettingError("CAPES_WRITER", given, "must be 'thread' (the writer is a thread of "
+                           "each server process) or 'process' (a process of its own)")
+    if mode == "process" and _in_memory(environ):
+        raise SettingError("CAPES_WRITER", given, "an in-memory store (CAPES_DB=:memory:) is "
+                           "seen by one process only: use 'thread', or a file or PostgreSQL")
     return mode
+
+
+def serve_default(environ: Mapping[str, str]) -> str:
+    """What ``capes serve`` runs when ``CAPES_WRITER`` is unset: ``process``, but for an
+    in-memory store."""
+    return "thread" if _in_memory(environ) else "process"
+
+
+def _in_memory(environ: Mapping[str, str]) -> bool:
+    return persistence_env(environ)["PERSISTENCE_MODULE"] == "eventsourcing.popo"
 
 
 class Rendered(msgspec.Struct, frozen=True):
@@ -188,6 +206,7 @@ class RemoteWriter:
         self._transport: asyncio.Transport | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._starting: asyncio.Future[None] | None = None
+        self._stopping = False
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -233,6 +252,7 @@ class RemoteWriter:
     async def stop(self) -> None:
         """Tell the writer process to finish what it was sent and exit; wait for it."""
         process, transport = self._process, self._transport
+        self._stopping = True
         if transport is not None:
             self._send(frame((0, "stop", None)))
             self._flush()
@@ -253,7 +273,8 @@ class RemoteWriter:
                     "the writer process stopped: this request's command may or may not have "
                     "been stored; read the campaign's log before sending it again"))
         process = self._process
-        if process is not None and process.poll() is None:
+        if process is not None and process.poll() is None and not self._stopping:
+            # It closed the socket but lives on (stuck): the next request starts another.
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
 
@@ -342,6 +363,10 @@ class WriterProcess:
 
     def run(self) -> None:
         self.committer.start_watch()
+        # As in the server process (api.collector): what lives long is frozen out of the
+        # collector's reach, so that no full collection pauses every table's writes.
+        collector = Collector()
+        collector.collect(everything=True)
         selector = selectors.DefaultSelector()
         selector.register(self.sock, selectors.EVENT_READ, "requests")
         selector.register(self._wake_r, selectors.EVENT_READ, "prepared")
@@ -351,7 +376,7 @@ class WriterProcess:
         while not (stopping and not self._parked):
             requests: list[tuple[int, str, Any]] = []
             ready: list[tuple[int, str, Any]] = []
-            for key, _ in selector.select():
+            for key, _ in selector.select(timeout=collector.every):
                 if key.data == "requests":
                     data = self.sock.recv(1 << 20)
                     if not data:
@@ -367,6 +392,8 @@ class WriterProcess:
             answers += self._run(requests, prepared=False)
             if not closed:
                 self._send(answers)
+            if collector.due():
+                collector.tick()
         self._pool.shutdown(wait=True)
         self.committer.stop()
         for close in (self.campaigns.close, self.keyring.close):

@@ -107,11 +107,15 @@ SHUTDOWN_GRACE = 3
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from api.writer import serve_default, writer_mode
     from cli.read_models_process import ReadModelsProcess, wanted
     from projections.service import MODES, mode
 
     # The settings each worker will read, checked once here: a bad one fails in one line.
     who_opens_campaigns(os.environ)
+    # Each worker's writes run in a process of its own unless told otherwise (api/writer.py).
+    os.environ.setdefault("CAPES_WRITER", serve_default(os.environ))
+    writer_mode(os.environ)
     try:
         mode(os.environ)
     except ValueError as e:

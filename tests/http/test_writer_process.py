@@ -1,0 +1,212 @@
+"""The writer in a process of its own (``CAPES_WRITER=process``, api/writer.py, issue 15).
+
+The server hands every write and every read of now to a process of its own over a socket. What
+a table sees must not change: the same answers, the same refusals, the same board, tokens
+that stop working when a new one is issued; a writer process that dies costs the requests in
+flight a 503 and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+import httpx
+import pytest
+from helpers import (
+    DEMO_STEPS,
+    TIMEOUT,
+    bearer,
+    demo_table,
+    open_campaign,
+    read_until,
+    server,
+    sse_messages,
+)
+from litestar.testing import TestClient
+
+from api.app import create_app
+from api.writer import (
+    Frames,
+    RemoteWriter,
+    WriterGone,
+    frame,
+    pack_error,
+    serve_default,
+    unpack_error,
+    writer_mode,
+)
+from application.config import SettingError
+from application.errors import CampaignBroken, CampaignConflict, CampaignNotFound
+from domain.capes import commands as c
+from domain.errors import RuleViolation
+
+#: The demo's steps before its first roll (the server draws the dice: the rest depends on them).
+DICE = next(i for i, (_, command) in enumerate(DEMO_STEPS) if isinstance(command, c.RollDie))
+
+
+@pytest.fixture
+def http(tmp_path: Path) -> Iterator[TestClient[Any]]:
+    app = create_app(environ={"CAPES_DB": str(tmp_path / "s.sqlite"), "CAPES_WRITER": "process"},
+                     rate_limit=0)
+    with TestClient(app, timeout=TIMEOUT) as client:
+        yield client
+
+
+def writer_of(client: TestClient[Any]) -> RemoteWriter:
+    services = client.app.dependencies["services"].dependency()
+    assert isinstance(services.committer, RemoteWriter)
+    return services.committer
+
+
+def test_the_demo_plays_through_the_writer_process_and_the_log_holds_every_answer(
+    http: TestClient[Any],
+) -> None:
+    table = demo_table(http)
+    before = table.version()
+    answered = []
+    for narration, command in DEMO_STEPS[:DICE]:
+        applied = table.play(narration, command)
+        answered += applied["events"]
+        assert applied["version"] == answered[-1]["position"]
+    assert [e["position"] for e in answered] == list(range(before + 1, before + len(answered) + 1))
+    logged = table.query("events", after=before)["events"]
+    assert logged == answered, "every event answered is the one stored"
+
+
+def test_refusals_cross_the_process_with_their_kind_and_rule_id(http: TestClient[Any]) -> None:
+    table = open_campaign(http, players=["Ana", "Ben"])
+    version = table.version()
+    refused = table.send(c.EndTurn(seat=1))
+    assert refused.status_code == 422
+    assert refused.json()["rule"] == "R-SCENE-1"
+    stale = table.send(c.FrameScene(seat=1, text="Docks"), expected_version=1)
+    assert stale.status_code == 409 and "changed since version 1" in stale.json()["detail"]
+    missing = http.post(f"/campaigns/{uuid4()}/commands", headers=table.as_seat(1),
+                        json={"command": {"type": "narrate", "text": "hi"}})
+    assert missing.status_code == 401  # no such campaign's token: refused before the writer
+    assert table.version() == version, "the refusals stored nothing"
+    framed = table.send(c.FrameScene(seat=1, text="Docks"), expected_version=version)
+    assert framed.status_code == 200
+
+
+def test_the_board_of_now_follows_each_command_at_once(http: TestClient[Any]) -> None:
+    table = open_campaign(http, players=["Ana", "Ben"])
+    assert table.query("board")["scene"] is None
+    table.play("", c.FrameScene(seat=1, text="Harbor City, midnight"))
+    assert table.query("board")["scene_text"] == "Harbor City, midnight"
+    assert table.query("ledgers") is not None
+
+
+def test_a_new_seat_token_stops_the_old_one_at_once_and_a_fork_gets_its_own_keys(
+    http: TestClient[Any],
+) -> None:
+    table = open_campaign(http, players=["Ana", "Ben"])
+    old = table.tokens[2]
+    issued = http.post(table.url("/seats/2/token"), headers=table.as_owner())
+    assert issued.status_code == 201, issued.text
+    assert http.get(table.url("/board"), headers=bearer(old)).status_code == 401
+    assert http.get(table.url("/board"), headers=bearer(issued.json()["token"])).status_code == 200
+    forked = http.post(table.url("/forks"), headers=table.as_owner(), json={"name": "Elsewhere"})
+    assert forked.status_code == 201, forked.text
+    fork = forked.json()
+    assert http.get(f"/campaigns/{fork['campaign_id']}",
+                    headers=bearer(fork["owner_token"])).status_code == 200
+
+
+def test_a_writer_process_that_died_is_started_again_by_the_next_request(
+    http: TestClient[Any],
+) -> None:
+    table = open_campaign(http, players=["Ana", "Ben"])
+    writer = writer_of(http)
+    process = writer._process
+    assert process is not None
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(TIMEOUT)
+    table.play("", c.FrameScene(seat=1, text="Docks"))
+    assert writer._process is not None and writer._process.pid != process.pid
+
+
+def test_requests_waiting_on_a_writer_process_that_died_get_a_503() -> None:
+    async def lose() -> BaseException:
+        writer = RemoteWriter({})
+        waiting = asyncio.get_running_loop().create_future()
+        writer.pending[7] = waiting
+        writer.lost()
+        with pytest.raises(WriterGone) as lost:
+            await waiting
+        return lost.value
+
+    error = asyncio.run(lose())
+    assert isinstance(error, WriterGone) and error.status_code == 503
+    assert "may or may not have been stored" in error.detail
+
+
+def test_the_server_stops_its_writer_process_once_it_has_finished(tmp_path: Path) -> None:
+    app = create_app(environ={"CAPES_DB": str(tmp_path / "s.sqlite"), "CAPES_WRITER": "process"})
+    with TestClient(app, timeout=TIMEOUT) as client:
+        open_campaign(client, players=["Ana"])
+        process = writer_of(client)._process
+    assert process is not None and process.wait(TIMEOUT) == 0
+
+
+def test_a_live_stream_hears_commands_run_by_the_writer_process(tmp_path: Path) -> None:
+    environ = {"CAPES_DB": str(tmp_path / "live.sqlite"), "CAPES_WRITER": "process"}
+    with server(environ, tmp_path / "server.log") as url, \
+            httpx.Client(base_url=url, timeout=TIMEOUT) as client:
+        table = open_campaign(client, players=["Ana", "Ben", "Cleo"])
+        version = table.version()
+        request = client.build_request("GET", table.url("/events/stream"),
+                                       params={"token": table.tokens[1]})
+        stream = client.send(request, stream=True)
+        try:
+            messages = sse_messages(stream)
+            read_until(messages, version)
+            narration, command = DEMO_STEPS[0]
+            applied = table.play(narration, command)
+            live = read_until(messages, applied["version"], limit=5.0)
+        finally:
+            stream.close()
+        assert [m.data for m in live] == applied["events"]
+
+
+def test_the_writer_setting_names_what_it_may_be() -> None:
+    assert writer_mode({}) == "thread"
+    assert writer_mode({"CAPES_WRITER": "Process", "CAPES_DB": "x.sqlite"}) == "process"
+    with pytest.raises(SettingError, match="CAPES_WRITER=fork: must be 'thread'"):
+        writer_mode({"CAPES_WRITER": "fork"})
+    with pytest.raises(SettingError, match="in-memory store"):
+        writer_mode({"CAPES_WRITER": "process", "CAPES_DB": ":memory:"})
+
+
+def test_capes_serve_runs_its_writer_in_a_process_but_for_an_in_memory_store() -> None:
+    assert serve_default({"CAPES_DB": "campaigns.sqlite"}) == "process"
+    assert serve_default({"CAPES_DATABASE_URL": "postgresql://h/db"}) == "process"
+    assert serve_default({"CAPES_DB": ":memory:"}) == "thread"
+
+
+@pytest.mark.parametrize("error", [
+    CampaignConflict(uuid4(), 3, 5),
+    CampaignNotFound(uuid4()),
+    CampaignBroken(uuid4(), 7, "the chain breaks"),
+    RuleViolation("R-SCENE-1", "no scene is being played", choices=(1, 2)),
+])
+def test_the_projects_errors_cross_the_process_whole(error: Exception) -> None:
+    again = unpack_error(pack_error(error))
+    assert type(again) is type(error)
+    assert str(again) == str(error)
+    assert vars(again) == vars(error)
+
+
+def test_frames_cut_anywhere_come_out_whole_and_in_order() -> None:
+    items = [("x", i, b"\0" * i) for i in range(50)]
+    stream = b"".join(frame(item) for item in items)
+    frames, out = Frames(), []
+    for start in range(0, len(stream), 37):
+        out += frames.feed(stream[start:start + 37])
+    assert out == items
