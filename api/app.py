@@ -62,10 +62,10 @@ from api.collector import Collector
 from api.routes import audit, holder, lobby, pages, play, queries, record
 from api.routes import projections as read_model_routes
 from api.services import MAX_BODY, Services, provide_actor
-from api.writer import RemoteWriter, writer_mode
+from api.writer import RemoteWriter
 from application.campaigns import Campaigns, open_campaigns
 from application.committer import Committer
-from application.config import who_opens_campaigns
+from application.config import who_opens_campaigns, writer_mode
 from application.credentials import Keyring
 from application.integrity import Integrity
 from projections.service import open_read_models

@@ -172,3 +172,35 @@ def describe_store(environ: Mapping[str, str] | None = None) -> str:
         return f"PostgreSQL {_redacted(url)}"
     db = environ.get(DB, "").strip() or DEFAULT_DB
     return "the in-memory store" if db == MEMORY else f"the SQLite file {db}"
+
+
+# -- CAPES_WRITER ------------------------------------------------------------------------------
+
+#: ``CAPES_WRITER``: where a server process's writes run (see api/writer.py).
+WRITER_MODES = ("thread", "process")
+
+
+def writer_mode(environ: Mapping[str, str]) -> str:
+    """``CAPES_WRITER`` (default ``thread``; ``capes serve`` makes it ``process``:
+    :func:`serve_default`). A value that is not one of :data:`WRITER_MODES`, or ``process`` with an
+    in-memory store (which another process cannot see), is refused before anything starts,
+    naming the setting."""
+    given = environ.get("CAPES_WRITER", "")
+    mode = given.strip().lower() or "thread"
+    if mode not in WRITER_MODES:
+        raise SettingError("CAPES_WRITER", given, "must be 'thread' (the writer is a thread of "
+                           "each server process) or 'process' (a process of its own)")
+    if mode == "process" and _in_memory(environ):
+        raise SettingError("CAPES_WRITER", given, "an in-memory store (CAPES_DB=:memory:) is "
+                           "seen by one process only: use 'thread', or a file or PostgreSQL")
+    return mode
+
+
+def serve_default(environ: Mapping[str, str]) -> str:
+    """What ``capes serve`` runs when ``CAPES_WRITER`` is unset: ``process``, but for an
+    in-memory store."""
+    return "thread" if _in_memory(environ) else "process"
+
+
+def _in_memory(environ: Mapping[str, str]) -> bool:
+    return persistence_env(environ)["PERSISTENCE_MODULE"] == "eventsourcing.popo"

@@ -27,7 +27,9 @@ from application.config import (
     SettingError,
     check_store,
     describe_store,
+    serve_default,
     who_opens_campaigns,
+    writer_mode,
 )
 from application.extras import MissingExtra
 from domain.errors import DomainError
@@ -107,7 +109,6 @@ SHUTDOWN_GRACE = 3
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from api.writer import serve_default, writer_mode
     from cli.read_models_process import ReadModelsProcess, wanted
     from projections.service import MODES, mode
 

@@ -115,15 +115,26 @@ def children(pid: int) -> list[int]:
         return []
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
+    except OSError:
+        return ""
+
+
 class CpuWatch:
     """Cores used during a run by the servers (with the processes they started: workers, the
     read models' process), by the load generator and this script, and by every other process
     on the machine (other people's work disturbs the figures). ``loop``: a server whose main
-    thread (its event loop) is also measured alone (``loop_cores``)."""
+    thread (its event loop) is also measured alone (``loop_cores``), and its writer process
+    if it has one (``writer_cores``, api/writer.py)."""
 
     def __init__(self, servers: list[int], loop: int | None = None) -> None:
         self.loop = loop
         self.loop0 = 0.0 if loop is None else _process_seconds(loop, loop)
+        self.writer = next((k for k in children(loop) if "api.writer" in _cmdline(k)), None) \
+            if loop is not None else None
+        self.writer0 = 0.0 if self.writer is None else _process_seconds(self.writer)
         self.servers = list(dict.fromkeys(
             p for pid in servers for p in (pid, *children(pid))))
         self.t0 = time.monotonic()
@@ -142,6 +153,8 @@ class CpuWatch:
                  "other_cores": max(0.0, busy - servers - ours) / wall}
         if self.loop is not None:
             cores["loop_cores"] = (_process_seconds(self.loop, self.loop) - self.loop0) / wall
+        if self.writer is not None:
+            cores["writer_cores"] = (_process_seconds(self.writer) - self.writer0) / wall
         return cores
 
 

@@ -32,6 +32,8 @@ from benchmarks import ROOT, SCRIPTS
 from benchmarks.common import (
     HOST,
     CpuWatch,
+    _cmdline,
+    children,
     cpu_text,
     free_port,
     say,
@@ -202,8 +204,9 @@ PROFILE_RATE = 200
 WALL_RATE = 50
 
 
-def summarise_wall(raw: Path) -> dict[str, Any]:
-    """py-spy --idle stacks: what the server's writer thread and event loop do, wall clock."""
+def summarise_wall(raw: Path, writer_thread: str = "capes-commands") -> dict[str, Any]:
+    """py-spy --idle stacks: what the server's writer thread and event loop do, wall clock
+    (``writer_thread="MainThread"``: a writer process's stacks, whose main thread writes)."""
     writer: Counter[str] = Counter()
     loop: Counter[str] = Counter()
     for line in raw.read_text().splitlines():
@@ -215,7 +218,7 @@ def summarise_wall(raw: Path) -> dict[str, Any]:
         thread = next((f for f in frames if f.startswith("thread (")), "")
         joined = ";".join(frames)
         leaf = re.sub(r":\d+\)", ")", frames[-1])
-        if "capes-commands" in thread:
+        if writer_thread in thread:
             for name, pattern in WRITER_BUCKETS:
                 if re.search(pattern, joined):
                     writer[name] += count
@@ -234,7 +237,10 @@ def summarise_wall(raw: Path) -> dict[str, Any]:
 #: The writer thread's (application.committer) wall clock, first match from the top.
 WRITER_BUCKETS: tuple[tuple[str, str], ...] = (
     ("idle: waiting for commands",
-     r"Queue\.get|Committer\._run \(application/committer\.py:\d+\)$"),
+     r"Queue\.get|Committer\._run \(application/committer\.py:\d+\)$"
+     r"|EpollSelector\.select|WriterProcess\.run \(api/writer\.py:\d+\)$"),
+    ("reading requests, encoding and sending answers (a writer process)",
+     r"WriterProcess\._answer|WriterProcess\._send|Frames\.feed"),
     ("storing a group: SQLite insert + commit (fsync), one transaction", r"insert_events"),
     ("snapshots", r"_snapshot|take_snapshot"),
     ("looking for other writers' events", r"Committer\._sync"),
@@ -253,17 +259,22 @@ def profile_server(pid: int, port: int, campaigns: Path, seconds: float, connect
         say("py-spy is not installed (pip install py-spy): no profile of the server")
         return None
     gil_raw, wall_raw = tmp / "server-gil.txt", tmp / "server-wall.txt"
+    writer_raw = tmp / "writer-wall.txt"
+    # The writer in a process of its own (api/writer.py): its wall clock is profiled too.
+    writers = [k for k in children(pid) if "api.writer" in _cmdline(k)]
+    runs = [(pid, gil_raw, ["-r", str(PROFILE_RATE), "--gil"]),
+            (pid, wall_raw, ["-r", str(WALL_RATE), "--idle"])]
+    runs += [(writers[0], writer_raw, ["-r", str(WALL_RATE), "--idle"])] if writers else []
     load = subprocess.Popen(
         ["wrk", "-t", str(connections), "-c", str(connections), "-d",
-         f"{2 * seconds + 4:g}s", "--timeout", "5s", "-s", str(SCRIPTS / "bench_game.lua"),
+         f"{len(runs) * seconds + 4:g}s", "--timeout", "5s", "-s", str(SCRIPTS / "bench_game.lua"),
          f"http://{HOST}:{port}", "--", str(campaigns), str(connections), str(max_turns)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         time.sleep(1)
-        for raw, options in ((gil_raw, ["-r", str(PROFILE_RATE), "--gil"]),
-                             (wall_raw, ["-r", str(WALL_RATE), "--idle"])):
+        for target, raw, options in runs:
             done = subprocess.run(
-                [spy, "record", "-p", str(pid), "-d", f"{seconds:g}", *options, "--threads",
+                [spy, "record", "-p", str(target), "-d", f"{seconds:g}", *options, "--threads",
                  "--nonblocking", "-f", "raw", "-o", str(raw)],
                 capture_output=True, text=True, timeout=seconds + 60)
             if done.returncode != 0 or not raw.exists():
@@ -271,12 +282,15 @@ def profile_server(pid: int, port: int, campaigns: Path, seconds: float, connect
                 return None
     finally:
         try:
-            load.communicate(timeout=2 * seconds + 60)
+            load.communicate(timeout=len(runs) * seconds + 60)
         except subprocess.TimeoutExpired:
             load.kill()
             load.communicate()
     summary = summarise_profile(gil_raw, seconds, PROFILE_RATE)
     summary["wall"] = summarise_wall(wall_raw)
+    summary["writer_process"] = bool(writers)
+    if writers:
+        summary["wall"]["writer"] = summarise_wall(writer_raw, "MainThread")["writer"]
     say(f"  the GIL was held {summary['gil_share'] * 100:.0f}% of the time; top buckets: "
         + ", ".join(f"{n} {c / summary['total'] * 100:.0f}%" for n, c in summary["buckets"][:4]))
     return summary

@@ -165,7 +165,9 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
             total = sum(writer.values()) or 1
             idle = sum(c for k, c in writer.items() if k.startswith("idle"))
             store = sum(c for k, c in writer.items() if k.startswith("storing"))
-            text += (f" The writer thread, which decides every command and commits the ones "
+            who = ("The writer process (api/writer.py)" if prof.get("writer_process")
+                   else "The writer thread")
+            text += (f" {who}, which decides every command and commits the ones "
                      "that queue up together in one transaction, was idle "
                      f"{idle / total * 100:.0f}% of the time and storing groups "
                      f"{store / total * 100:.0f}% (wall clock).")
@@ -335,7 +337,9 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
             f"{p['profile_seconds']} s more, every thread sampled whether running or not "
             "(wall clock):")
         add("")
-        add("| the writer thread (`capes-commands`, application/committer.py) | share |")
+        add("| the writer process's main thread (api/writer.py) | share |"
+            if prof.get("writer_process") else
+            "| the writer thread (`capes-commands`, application/committer.py) | share |")
         add("|---|---|")
         total = sum(c for _, c in wall["writer"]) or 1
         for name, count in wall["writer"]:

@@ -24,17 +24,19 @@ def _yes(met: bool) -> str:
 
 def _loop_ceiling(game: dict[str, Any], bare: dict[str, Any]) -> str:
     """What the game server's event loop alone costs a request of the mix, and what it would
-    carry with a whole core to itself (the writer and its share of the interpreter's lock
-    elsewhere): the ceiling of one worker's event loop, before any cost of handing commands
-    to another process."""
+    carry with a whole core to itself: the ceiling of one worker's event loop (its writer runs
+    in a process of its own under ``capes serve``: api/writer.py)."""
     loop = game["cpu"].get("loop_cores")
     if not loop:
         return ""
     per_request = loop / game["rps"]
     ceiling = game["commands_per_s"] / game["rps"] / per_request
+    writer = game["cpu"].get("writer_cores")
+    beside = (f"; its writer process used {writer:.2f} cores, the whole server with its read "
+              f"models' process {game['cpu']['server_cores']:.2f}" if writer else "")
     return (f"; the game's event loop alone spent {per_request * 1000:.3f} ms of CPU a request "
             f"({loop:.2f} cores): with a whole core it would carry {ceiling:.0f} commands/s, "
-            f"**{ceiling / bare['rps']:.2f}** of bare")
+            f"**{ceiling / bare['rps']:.2f}** of bare{beside}")
 
 
 def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,

@@ -37,11 +37,9 @@ from api.writer import (
     WriterGone,
     frame,
     pack_error,
-    serve_default,
     unpack_error,
-    writer_mode,
 )
-from application.config import SettingError
+from application.config import SettingError, serve_default, writer_mode
 from application.errors import CampaignBroken, CampaignConflict, CampaignNotFound
 from domain.capes import commands as c
 from domain.errors import RuleViolation
