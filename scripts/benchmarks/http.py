@@ -238,7 +238,7 @@ def summarise_wall(raw: Path, writer_thread: str = "capes-commands") -> dict[str
 WRITER_BUCKETS: tuple[tuple[str, str], ...] = (
     ("idle: waiting for commands",
      r"Queue\.get|Committer\._run \(application/committer\.py:\d+\)$"
-     r"|EpollSelector\.select|WriterProcess\.run \(api/writer\.py:\d+\)$"),
+     r"|EpollSelector\.select|WriterProcess\.run \(api/writer_process\.py:\d+\)$"),
     ("reading requests, encoding and sending answers (a writer process)",
      r"WriterProcess\._answer|WriterProcess\._send|Frames\.feed"),
     ("storing a group: SQLite insert + commit (fsync), one transaction", r"insert_events"),
@@ -260,29 +260,33 @@ def profile_server(pid: int, port: int, campaigns: Path, seconds: float, connect
         return None
     gil_raw, wall_raw = tmp / "server-gil.txt", tmp / "server-wall.txt"
     writer_raw = tmp / "writer-wall.txt"
-    # The writer in a process of its own (api/writer.py): its wall clock is profiled too.
+    # The writer in a process of its own (api/writer.py): its wall clock is profiled too, at
+    # the same time as the server's.
     writers = [k for k in children(pid) if "api.writer" in _cmdline(k)]
-    runs = [(pid, gil_raw, ["-r", str(PROFILE_RATE), "--gil"]),
-            (pid, wall_raw, ["-r", str(WALL_RATE), "--idle"])]
-    runs += [(writers[0], writer_raw, ["-r", str(WALL_RATE), "--idle"])] if writers else []
+    rounds = [[(pid, gil_raw, ["-r", str(PROFILE_RATE), "--gil"])],
+              [(pid, wall_raw, ["-r", str(WALL_RATE), "--idle"])]
+              + [(w, writer_raw, ["-r", str(WALL_RATE), "--idle"]) for w in writers[:1]]]
     load = subprocess.Popen(
         ["wrk", "-t", str(connections), "-c", str(connections), "-d",
-         f"{len(runs) * seconds + 4:g}s", "--timeout", "5s", "-s", str(SCRIPTS / "bench_game.lua"),
+         f"{2 * seconds + 4:g}s", "--timeout", "5s", "-s", str(SCRIPTS / "bench_game.lua"),
          f"http://{HOST}:{port}", "--", str(campaigns), str(connections), str(max_turns)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         time.sleep(1)
-        for target, raw, options in runs:
-            done = subprocess.run(
+        for round_ in rounds:
+            spies = [(raw, subprocess.Popen(
                 [spy, "record", "-p", str(target), "-d", f"{seconds:g}", *options, "--threads",
                  "--nonblocking", "-f", "raw", "-o", str(raw)],
-                capture_output=True, text=True, timeout=seconds + 60)
-            if done.returncode != 0 or not raw.exists():
-                say(f"py-spy failed: {done.stderr.strip()[-500:]}")
-                return None
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+                for target, raw, options in round_]
+            for raw, proc in spies:
+                _, err = proc.communicate(timeout=seconds + 60)
+                if proc.returncode != 0 or not raw.exists():
+                    say(f"py-spy failed: {err.strip()[-500:]}")
+                    return None
     finally:
         try:
-            load.communicate(timeout=len(runs) * seconds + 60)
+            load.communicate(timeout=2 * seconds + 60)
         except subprocess.TimeoutExpired:
             load.kill()
             load.communicate()
