@@ -33,7 +33,10 @@ FULL: dict[str, Any] = {
     "half_seconds": 15,  # each paced run at half the maximum rate
     "serial_seconds": 8,  # wrk with one connection, each server
     "profile_seconds": 8,  # py-spy on the server under the full mix, twice
-    "campaigns_per_run": 32,  # fresh campaigns for each run of the game mix
+    # Fresh campaigns for each run of the game mix: each plays at most max_turns turns (six
+    # requests each), so 64 last a 15 s run up to about 7,000 requests/s (the profile's 20 s
+    # run, 5,000); run_wrk refuses a run whose campaigns all retired before its end.
+    "campaigns_per_run": 64,
     "max_turns": 280,  # turns after which a campaign is retired (99 tokens x 3 seats)
     "inproc_campaigns": 16,
     "inproc_seconds": 10,  # Campaigns.execute turn cycle

@@ -123,6 +123,13 @@ def run_wrk(port: int, script: str, seconds: float, connections: int,
     result["ok_rps"] = result["ok"] / seconds_run
     result["commands_per_s"] = result["commands"] / seconds_run
     result["argv"] = " ".join(argv[:-1] if not args else argv[: argv.index("--")])
+    campaigns = Path(args[0]) if args and script == "bench_game.lua" else None
+    if campaigns is not None and result.get("retired", 0) >= len(
+            campaigns.read_text().splitlines()):
+        # Every campaign of the run played out its turns: from then on the script only reads,
+        # and commands/s would count a run that ended early.
+        raise RuntimeError(f"every campaign of {campaigns} retired before the {seconds:g} s "
+                           "run ended: raise campaigns_per_run (scripts/benchmarks/common.py)")
     return result
 
 
