@@ -207,10 +207,14 @@ class RemoteWriter:
         self._transport = transport
         try:
             await asyncio.wait_for(asyncio.shield(ready), START_TIMEOUT)
-        except BaseException:
+        except BaseException as e:
             self._transport = None
             transport.close()
-            raise
+            process = self._process
+            if process.poll() is None:
+                process.kill()
+            raise RuntimeError(f"the writer process did not start (exit status "
+                               f"{process.wait()}): its error is above") from e
 
     async def stop(self) -> None:
         """Tell the writer process to finish what it was sent and exit; wait for it."""

@@ -110,12 +110,19 @@ def _ours() -> float:
 
 def children(pid: int) -> list[int]:
     """The processes ``pid`` started: uvicorn's workers, the read models' process of
-    ``capes serve``."""
+    ``capes serve``, each worker's writer process."""
     try:
         return [int(x) for x in
                 Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
     except OSError:
         return []
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started and theirs: with several workers, each worker's writer
+    process is a grandchild of ``capes serve``."""
+    found = children(pid)
+    return [p for child in found for p in (child, *descendants(child))]
 
 
 def _cmdline(pid: int) -> str:
@@ -139,7 +146,7 @@ class CpuWatch:
             if loop is not None else None
         self.writer0 = 0.0 if self.writer is None else _process_seconds(self.writer)
         self.servers = list(dict.fromkeys(
-            p for pid in servers for p in (pid, *children(pid))))
+            p for pid in servers for p in (pid, *descendants(pid))))
         self.t0 = time.monotonic()
         self.machine0 = _machine()
         self.ours0 = _ours()

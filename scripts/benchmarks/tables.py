@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 from benchmarks import SCRIPTS
 from benchmarks.common import (
     CpuWatch,
-    children,
+    descendants,
     free_port,
     say,
     start_server,
@@ -118,8 +118,8 @@ def prepare(environ: dict[str, str], count: int, path: Path) -> float:
 
 def server_pids(proc: subprocess.Popen[bytes]) -> list[int]:
     """The server process and what it started (uvicorn's workers with --workers 2, the read
-    models' process)."""
-    return [proc.pid, *children(proc.pid)]
+    models' process, each worker's writer process)."""
+    return [proc.pid, *descendants(proc.pid)]
 
 
 def one_step(p: dict[str, Any], tmp: Path, proc: subprocess.Popen[bytes], port: int,
