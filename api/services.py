@@ -3,7 +3,8 @@
 Handlers name their dependencies explicitly (``ServicesDep``, ``ActorDep``): inferring them
 stops working in Litestar 3. The eventsourcing application is synchronous, so reads that may
 touch the store run in a worker thread (:func:`in_thread`); every write goes through the
-writer thread (:class:`~application.committer.Committer`).
+writer (:class:`~application.committer.Committer` on a thread of its own, or in a process of
+its own: :mod:`api.writer`).
 """
 
 from __future__ import annotations

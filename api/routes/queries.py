@@ -58,8 +58,10 @@ def ledgers(state: Any) -> Any:
     """The ledgers of the campaign's own edition."""
     return play_of(state.edition).ledgers(state)
 
+
 #: The read models of now that the writer renders (``Services.view``), by name.
 RENDERERS: dict[str, Callable[[Any], Any]] = {"board_of": board, "ledgers_of": ledgers}
+
 
 T = TypeVar("T")
 
