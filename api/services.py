@@ -30,7 +30,7 @@ from api import problems
 from api.live import LiveHub, channel
 from api.schemas import Applied, EventOut, event_out
 from api.writer import RemoteWriter, Rendered
-from application.campaigns import Campaigns
+from application.campaigns import Campaigns, Outcome
 from application.credentials import Actor, Keyring
 from application.integrity import Integrity
 from projections.service import ReadModels
@@ -326,7 +326,14 @@ async def apply_command(    services: ServicesDep,
         if outcome.live:
             publish(services, campaign_id, outcome.live)
         return cast(Applied, msgspec.Raw(outcome.answer))
-    events = tuple(event_out(r) for r in outcome.events)
-    if events:
-        await announce(services, campaign_id, events)
-    return Applied(version=outcome.version, events=events, position=outcome.position)
+    applied = applied_of(outcome)
+    if applied.events:
+        await announce(services, campaign_id, applied.events)
+    return applied
+
+
+def applied_of(outcome: Outcome) -> Applied:
+    """A command's answer: the events it appended, the campaign's version and the store's
+    position (the writer thread's and the writer process's answers alike)."""
+    return Applied(version=outcome.version, events=tuple(event_out(r) for r in outcome.events),
+                   position=outcome.position)

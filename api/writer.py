@@ -286,7 +286,7 @@ class RemoteWriter:
 
     async def latest(self, campaign_id: UUID, position: int | None = None) -> Campaign | None:
         """``Committer.latest`` in the writer process."""
-        found: Campaign | None = await self._ask("l", (campaign_id, position, None))
+        found: Campaign | None = await self._ask("l", (campaign_id, position))
         return found
 
     async def call(self, operation: Callable[..., Any], *args: Any,

@@ -21,11 +21,10 @@ import msgspec
 
 from api.collector import Collector
 from api.routes.queries import RENDERERS
-from api.schemas import Applied, event_out
-from api.services import RenderedViews, live_message
+from api.services import RenderedViews, applied_of, live_message
 from api.writer import Frames, answer_frame, frame
 from application.aggregate import Campaign
-from application.campaigns import Campaigns, open_campaigns
+from application.campaigns import Campaigns, Outcome, open_campaigns
 from application.committer import Committer, Job, Result
 from application.credentials import Keyring
 from application.integrity import Integrity
@@ -123,7 +122,7 @@ class WriterProcess:
                 _, job.command, job.narration, job.expected_version = arguments
             else:
                 job.read = True
-                job.position = arguments[2] if op == "v" else arguments[1]
+                job.position = arguments[2] if op == "v" else arguments[1]  # "l": (id, position)
                 head = committer.current(campaign_id, job.position)
                 if head is not None:
                     answers.append(self._answer(tag, op, arguments, head, None))
@@ -151,11 +150,10 @@ class WriterProcess:
             return answer_frame(tag, e, None)
         return answer_frame(tag, None, value)
 
-    def _rendered(self, outcome: Any) -> tuple[int, int, bytes, bytes]:
-        events = tuple(event_out(r) for r in outcome.events)
-        answer = self.encoder.encode(
-            Applied(version=outcome.version, events=events, position=outcome.position))
-        return outcome.version, outcome.position, answer, live_message(events)
+    def _rendered(self, outcome: Outcome) -> tuple[int, int, bytes, bytes]:
+        applied = applied_of(outcome)
+        return (outcome.version, outcome.position, self.encoder.encode(applied),
+                live_message(applied.events))
 
     def _view(self, arguments: Any, campaign: Campaign | None) -> bytes | None:
         campaign_id, kind, _, version = arguments
