@@ -28,7 +28,13 @@ groups on its main thread; a campaign it does not hold yet is made ready (its lo
 verified, loaded) by a small pool of threads meanwhile, its commands waiting in order.
 
 If the writer process dies, every request waiting on it gets a 503 saying that its command may
-or may not have been stored, and the next request starts a new one. The writer process ignores
+or may not have been stored, and the next request starts a new one.
+
+With several workers (``capes serve --workers N``) the workers share one writer process, which
+``capes serve`` starts (:mod:`cli.writer_hub`) and names to them in ``CAPES_WRITER_SOCKET``: each
+worker's :class:`RemoteWriter` connects to it instead of starting its own, so that every
+campaign has one writer whichever worker a request reaches, and when it dies ``capes serve``
+starts it again and the workers connect anew. The writer process ignores
 SIGINT and SIGTERM: it stops when the server tells it to (after finishing what it was sent) or
 when the server's end of the socket closes.
 """
@@ -54,12 +60,15 @@ import msgspec
 from litestar.exceptions import ServiceUnavailableException
 
 from application.aggregate import Campaign
+from application.config import WRITER_SOCKET
 
 log = logging.getLogger(__name__)
 
 _LENGTH = struct.Struct("!I")
 #: Seconds the server waits for a new writer process to say it is ready.
 START_TIMEOUT = 60.0
+#: Seconds between tries to connect to a shared writer process that is not listening yet.
+CONNECT_RETRY = 0.05
 
 
 class Rendered(msgspec.Struct, frozen=True):
@@ -163,6 +172,9 @@ class RemoteWriter:
 
     def __init__(self, environ: Mapping[str, str]) -> None:
         self._environ = dict(environ)
+        #: The shared writer process's socket (several workers), or None: this server
+        #: starts a writer process of its own.
+        self.shared = environ.get(WRITER_SOCKET, "").strip() or None
         self.pending: dict[int, asyncio.Future[Any]] = {}
         self._tags = itertools.count(1)
         self._out: list[bytes] = []
@@ -188,6 +200,9 @@ class RemoteWriter:
                 self._starting = None
 
     async def _spawn(self) -> None:
+        if self.shared is not None:
+            await self._connect(self.shared)
+            return
         loop = asyncio.get_running_loop()
         ours, theirs = socket.socketpair()
         package_root = str(Path(__file__).resolve().parent.parent)
@@ -216,10 +231,43 @@ class RemoteWriter:
             raise RuntimeError(f"the writer process did not start (exit status "
                                f"{process.wait()}): its error is above") from e
 
+    async def _connect(self, path: str) -> None:
+        """Connect to the shared writer process, waiting for it to listen (``capes serve``
+        may be starting it, or starting it again) and to say it is ready."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + START_TIMEOUT
+        while True:
+            ready: asyncio.Future[Any] = loop.create_future()
+            self.pending[0] = ready
+            try:
+                transport, _ = await loop.create_unix_connection(lambda: _Link(self), path)
+            except (FileNotFoundError, ConnectionRefusedError) as e:
+                self.pending.pop(0, None)
+                if loop.time() > deadline:
+                    raise RuntimeError(f"no writer process listens at {path} ({e}): is "
+                                       "`capes serve` running?") from e
+                await asyncio.sleep(CONNECT_RETRY)
+                continue
+            self._transport = transport
+            try:
+                await asyncio.wait_for(asyncio.shield(ready), START_TIMEOUT)
+            except WriterGone:
+                continue  # it closed before it was ready (stopping): try again
+            except BaseException:
+                self._transport = None
+                transport.close()
+                raise
+            return
+
     async def stop(self) -> None:
-        """Tell the writer process to finish what it was sent and exit; wait for it."""
+        """Tell the writer process to finish what it was sent and exit; wait for it (a shared
+        writer process only loses this server's connection: ``capes serve`` stops it)."""
         process, transport = self._process, self._transport
         self._stopping = True
+        if transport is not None and self.shared is not None:
+            transport.close()
+            self._transport = None
+            return
         if transport is not None:
             self._send(frame((0, "stop", None)))
             self._flush()

@@ -1,8 +1,22 @@
-"""The writer process itself: ``python -m api.writer_process FD``, started by the server's
-:class:`api.writer.RemoteWriter` (see :mod:`api.writer` for why and what crosses the socket)."""
+"""The writer process itself (see :mod:`api.writer` for why and what crosses the socket).
+
+Two ways to run it:
+
+- ``python -m api.writer_process FD``: the writer of one server process, started by its
+  :class:`api.writer.RemoteWriter` on one end of a socket pair; it stops when told, or when
+  that socket closes.
+- ``python -m api.writer_process --listen PATH --control FD``: one writer for every worker of
+  ``capes serve --workers N`` (started by :mod:`cli.writer_hub`). Each worker connects to the
+  Unix socket PATH; the requests of all of them run in the same groups, so a campaign has one
+  writer whichever worker a player's request reaches (issue 15: with a writer per worker, the
+  workers' writes to one campaign raced, and each reloaded what the others wrote). It stops
+  when the pipe FD from ``capes serve`` closes (``capes serve`` stopping, or dying), after
+  finishing what it was sent; a worker that goes away only closes its own connection.
+"""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import logging
 import os
@@ -11,7 +25,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from queue import Empty, SimpleQueue
 from typing import Any
@@ -32,11 +46,36 @@ from application.integrity import Integrity
 log = logging.getLogger(__name__)
 
 
-class WriterProcess:
-    """The writer process: reads requests, runs them in groups, sends the answers."""
+class _Peer:
+    """A server process connected to the writer process: its socket, the frames it sent, the
+    answers for it not yet written."""
 
-    def __init__(self, sock: socket.socket, environ: Mapping[str, str]) -> None:
+    def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
+        self.frames = Frames()
+        self.out: list[bytes] = []
+
+    def send(self, data: list[bytes]) -> None:
+        if data:
+            with contextlib.suppress(OSError):  # the server is gone: nobody to answer
+                self.sock.sendall(b"".join(data))
+
+
+#: A request inside the writer process: ((the peer that sent it, its tag), operation, arguments).
+Request = tuple[tuple[_Peer, int], str, Any]
+
+
+class WriterProcess:
+    """The writer process: reads requests, runs them in groups, sends the answers.
+
+    ``sock`` is either the one connected server (``listen=False``), or a listening Unix socket
+    that server processes connect to, with ``control`` the pipe whose end of file stops it."""
+
+    def __init__(self, sock: socket.socket, environ: Mapping[str, str], *,
+                 listen: bool = False, control: int | None = None) -> None:
+        self.sock = sock
+        self.listen = listen
+        self.control = control
         self.campaigns: Campaigns = open_campaigns(environ)
         self.keyring = Keyring(dict(self.campaigns.env))
         self.committer = Committer(self.campaigns, integrity=Integrity(self.campaigns))
@@ -44,7 +83,7 @@ class WriterProcess:
         self.renderers = RENDERERS
         self.encoder = msgspec.json.Encoder()
         #: Requests for campaigns being made ready, in arrival order.
-        self._parked: dict[UUID, list[tuple[int, str, Any]]] = {}
+        self._parked: dict[UUID, list[Request]] = {}
         self._prepared: SimpleQueue[tuple[UUID, BaseException | None, bool]] = SimpleQueue()
         self._pool = ThreadPoolExecutor(4, thread_name_prefix="capes-prepare")
         self._wake_r, self._wake_w = os.pipe()
@@ -56,30 +95,52 @@ class WriterProcess:
         collector = Collector()
         collector.collect(everything=True)
         selector = selectors.DefaultSelector()
-        selector.register(self.sock, selectors.EVENT_READ, "requests")
         selector.register(self._wake_r, selectors.EVENT_READ, "prepared")
-        frames = Frames()
-        self._send([frame((0, None, "ready"))])
-        stopping = closed = False
+        peers: list[_Peer] = []
+        if self.listen:
+            selector.register(self.sock, selectors.EVENT_READ, "accept")
+            if self.control is not None:
+                selector.register(self.control, selectors.EVENT_READ, "control")
+        else:
+            peers.append(_Peer(self.sock))
+            selector.register(self.sock, selectors.EVENT_READ, peers[0])
+            peers[0].send([frame((0, None, "ready"))])
+        stopping = False
         while not (stopping and not self._parked):
-            requests: list[tuple[int, str, Any]] = []
-            ready: list[tuple[int, str, Any]] = []
+            requests: list[Request] = []
             for key, _ in selector.select(timeout=collector.every):
-                if key.data == "requests":
-                    data = self.sock.recv(1 << 20)
-                    if not data:
-                        stopping = closed = True
-                        selector.unregister(self.sock)
-                    requests += frames.feed(data)
+                data = key.data
+                if isinstance(data, _Peer):
+                    received = data.sock.recv(1 << 20)
+                    if not received:
+                        selector.unregister(data.sock)
+                        peers.remove(data)
+                        data.sock.close()
+                        # The one server of this writer went away: nothing more will come.
+                        stopping = stopping or not self.listen
+                    requests += [((data, tag), op, arguments)
+                                 for tag, op, arguments in data.frames.feed(received)]
+                elif data == "accept":
+                    peer = _Peer(self.sock.accept()[0])
+                    peer.sock.setblocking(True)
+                    peers.append(peer)
+                    selector.register(peer.sock, selectors.EVENT_READ, peer)
+                    peer.send([frame((0, None, "ready"))])
+                elif data == "control":
+                    if not os.read(key.fd, 4096):
+                        selector.unregister(key.fd)
+                        stopping = True
                 else:
                     os.read(self._wake_r, 4096)
-            ready += self._unparked()
-            answers = self._run(ready, prepared=True)
-            if any(op == "stop" for _, op, _ in requests):
+            self._run(self._unparked(), prepared=True)
+            # A worker of several stopping does not stop the writer of the others.
+            if not self.listen and any(op == "stop" for _, op, _ in requests):
                 stopping = True
-            answers += self._run(requests, prepared=False)
-            if not closed:
-                self._send(answers)
+            self._run(requests, prepared=False)
+            for peer in peers:
+                if peer.out:
+                    peer.send(peer.out)
+                    peer.out = []
             if collector.due():
                 collector.tick()
         self._pool.shutdown(wait=True)
@@ -88,18 +149,12 @@ class WriterProcess:
             with contextlib.suppress(Exception):
                 close()
 
-    def _send(self, answers: list[bytes]) -> None:
-        if answers:
-            with contextlib.suppress(OSError):  # the server is gone: nobody to answer
-                self.sock.sendall(b"".join(answers))
-
-    def _run(self, requests: list[tuple[int, str, Any]], *, prepared: bool) -> list[bytes]:
+    def _run(self, requests: list[Request], *, prepared: bool) -> None:
         """Answer ``requests`` in order: reads of a campaign held as stored at once, the rest
         in groups; a request for a campaign not ready waits for it (:meth:`_park`)."""
         committer = self.committer
-        answers: list[bytes] = []
         jobs: list[Job] = []
-        asked: dict[int, tuple[str, Any]] = {}
+        asked: dict[Hashable, Request] = {}
         for request in requests:
             tag, op, arguments = request
             if op == "stop":
@@ -110,7 +165,7 @@ class WriterProcess:
                 job.call = _bind(operation, self.campaigns, self.keyring, args, kwargs)
                 job.invalidates = invalidates
                 jobs.append(job)
-                asked[tag] = (op, arguments)
+                asked[tag] = request
                 continue
             campaign_id = arguments[0]
             if campaign_id in self._parked or (not prepared and not committer.ready(campaign_id)):
@@ -125,30 +180,30 @@ class WriterProcess:
                 job.position = arguments[2] if op == "v" else arguments[1]  # "l": (id, position)
                 head = committer.current(campaign_id, job.position)
                 if head is not None:
-                    answers.append(self._answer(tag, op, arguments, head, None))
+                    self._answer(tag, op, arguments, head, None)
                     continue
                 job.since = time.monotonic()
             jobs.append(job)
-            asked[tag] = (op, arguments)
+            asked[tag] = request
         for start in range(0, len(jobs), committer.max_group):
             results: list[Result] = committer.process(jobs[start:start + committer.max_group])
             for job, value, error in results:
-                op, arguments = asked[job.tag]
-                answers.append(self._answer(job.tag, op, arguments, value, error))
-        return answers
+                tag, op, arguments = asked[job.tag]
+                self._answer(tag, op, arguments, value, error)
 
-    def _answer(self, tag: int, op: str, arguments: Any, value: Any,
-                error: BaseException | None) -> bytes:
-        if error is not None:
-            return answer_frame(tag, error, None)
-        try:
-            if op == "x":
-                value = self._rendered(value)
-            elif op == "v":
-                value = self._view(arguments, value)
-        except Exception as e:
-            return answer_frame(tag, e, None)
-        return answer_frame(tag, None, value)
+    def _answer(self, tag: tuple[_Peer, int], op: str, arguments: Any, value: Any,
+                error: BaseException | None) -> None:
+        """Queue the answer to a request for its peer (sent at the end of the pass)."""
+        peer, number = tag
+        if error is None:
+            try:
+                if op == "x":
+                    value = self._rendered(value)
+                elif op == "v":
+                    value = self._view(arguments, value)
+            except Exception as e:
+                error, value = e, None
+        peer.out.append(answer_frame(number, error, value))
 
     def _rendered(self, outcome: Outcome) -> tuple[int, int, bytes, bytes]:
         applied = applied_of(outcome)
@@ -166,7 +221,7 @@ class WriterProcess:
 
     # -- campaigns not ready yet ------------------------------------------------------------
 
-    def _park(self, campaign_id: UUID, request: tuple[int, str, Any]) -> None:
+    def _park(self, campaign_id: UUID, request: Request) -> None:
         waiting = self._parked.get(campaign_id)
         if waiting is None:
             self._parked[campaign_id] = [request]
@@ -183,11 +238,10 @@ class WriterProcess:
             self._prepared.put((campaign_id, e, False))
         os.write(self._wake_w, b"!")
 
-    def _unparked(self) -> list[tuple[int, str, Any]]:
+    def _unparked(self) -> list[Request]:
         """The requests of the campaigns made ready since, in arrival order; those of a
-        campaign that could not be made ready are answered with its error here."""
-        ready: list[tuple[int, str, Any]] = []
-        failed: list[bytes] = []
+        campaign that could not be made ready are answered with its error."""
+        ready: list[Request] = []
         while True:
             try:
                 campaign_id, error, forget = self._prepared.get_nowait()
@@ -195,12 +249,12 @@ class WriterProcess:
                 break
             requests = self._parked.pop(campaign_id, [])
             if error is not None:
-                failed += [answer_frame(tag, error, None) for tag, _, _ in requests]
+                for (peer, number), _, _ in requests:
+                    peer.out.append(answer_frame(number, error, None))
                 continue
             if forget:
                 self.committer.forget(campaign_id)
             ready += requests
-        self._send(failed)
         return ready
 
 
@@ -210,16 +264,31 @@ def _bind(operation: Callable[..., Any], campaigns: Campaigns, keyring: Keyring,
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m api.writer_process FD``: the writer process of a server, on socket FD."""
-    argv = sys.argv[1:] if argv is None else argv
+    """``python -m api.writer_process FD`` (the writer of one server, on socket FD) or
+    ``python -m api.writer_process --listen PATH --control FD`` (of every worker)."""
+    parser = argparse.ArgumentParser(prog="python -m api.writer_process")
+    parser.add_argument("fd", type=int, nargs="?", help="the socket of the one server")
+    parser.add_argument("--listen", help="a Unix socket path that servers connect to")
+    parser.add_argument("--control", type=int, help="a pipe whose end of file stops it")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if (args.fd is None) == (args.listen is None):
+        parser.error("give either FD or --listen PATH")
     # The server decides when its writer stops (after what it sent is done): a Ctrl-C or a
     # SIGTERM to the whole process group reaches the server, which then tells it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     logging.basicConfig(level=logging.WARNING, format="capes writer: %(message)s")
-    sock = socket.socket(fileno=int(argv[0]))
-    sock.setblocking(True)
-    WriterProcess(sock, os.environ).run()
+    if args.listen is None:
+        sock = socket.socket(fileno=args.fd)
+        sock.setblocking(True)
+        WriterProcess(sock, os.environ).run()
+        return
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(args.listen)  # left by a writer process that died
+    listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listening.bind(args.listen)
+    listening.listen(64)
+    WriterProcess(listening, os.environ, listen=True, control=args.control).run()
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from queue import Empty, SimpleQueue
 from typing import Any, TypeVar
 from uuid import UUID
@@ -68,7 +68,7 @@ class Job:
                  "loop", "narration", "position", "read", "since", "tag")
 
     def __init__(self, loop: asyncio.AbstractEventLoop | None = None,
-                 future: asyncio.Future[Any] | None = None, tag: int = 0) -> None:
+                 future: asyncio.Future[Any] | None = None, tag: Hashable = 0) -> None:
         self.loop = loop
         self.future = future
         self.tag = tag

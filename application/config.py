@@ -178,6 +178,9 @@ def describe_store(environ: Mapping[str, str] | None = None) -> str:
 
 #: ``CAPES_WRITER``: where a server process's writes run (see api/writer.py).
 WRITER_MODES = ("thread", "process")
+#: The Unix socket of the writer process that ``capes serve --workers N`` shares between its
+#: workers (set by ``capes serve`` itself, not by hand: see cli/writer_hub.py).
+WRITER_SOCKET = "CAPES_WRITER_SOCKET"
 
 
 def writer_mode(environ: Mapping[str, str]) -> str:

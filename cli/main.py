@@ -83,10 +83,11 @@ def workers_warnings(workers: int, environ: Mapping[str, str]) -> list[str]:
             f"{workers} workers without CAPES_REDIS_URL: a live event stream (/events/stream) "
             "hears only the commands of its own worker; set CAPES_REDIS_URL=redis://… to share "
             "them")
-    if not environ.get("CAPES_DATABASE_URL", "").strip():
+    if (environ.get("CAPES_WRITER", "").strip() or serve_default(environ)) == "thread":
         warnings.append(
-            f"{workers} workers on an SQLite file: their writers take turns at the file (one "
-            "commit at a time); PostgreSQL (CAPES_DATABASE_URL) suits several workers better")
+            f"{workers} workers with CAPES_WRITER=thread each write with a writer of their own: "
+            "their writes to one campaign race (on an SQLite file they take turns at it, one "
+            "commit at a time); leave CAPES_WRITER unset and one writer process serves them all")
     from projections.service import mode
 
     if mode(environ) == "internal":
@@ -109,7 +110,9 @@ SHUTDOWN_GRACE = 3
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from cli import writer_hub
     from cli.read_models_process import ReadModelsProcess, wanted
+    from cli.writer_hub import WriterHub
     from projections.service import MODES, mode
 
     # The settings each worker will read, checked once here: a bad one fails in one line.
@@ -128,16 +131,21 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"Serving campaigns from {describe_store(os.environ)} at "
           f"http://{args.host}:{args.port} (docs: /schema; open files: {files})", flush=True)
     # One process runs the read models for every worker (which only read them): see
-    # cli/read_models_process.py for why not a thread of the server.
-    beside = ReadModelsProcess(os.environ) if wanted(os.environ) else None
-    if beside is not None:
+    # cli/read_models_process.py for why not a thread of the server. With several workers,
+    # one writer process runs every worker's writes (cli/writer_hub.py).
+    beside = [child for child in (
+        ReadModelsProcess(os.environ) if wanted(os.environ) else None,
+        WriterHub(os.environ) if writer_hub.wanted(os.environ, args.workers) else None)
+        if child is not None]
+    if beside:
         # uvicorn, once stopped, raises again the SIGTERM that stopped it, under the handler
         # found before it started: this one ends the process through the `finally` below, so
-        # the read models' process is stopped too (by default the signal ended this process
+        # the processes beside it are stopped too (by default the signal ended this process
         # at once, and the read models' process only noticed a second later).
         signal.signal(signal.SIGTERM, _stop_on_term)
-        beside.start()
-        print(f"Read models: in a process of their own (pid {beside.pid})", flush=True)
+    for child in beside:
+        child.start()
+        print(child.banner.format(pid=child.pid), flush=True)
     try:
         # The access log is written at level info: below it, every request still paid for
         # building its line (client address, path) before the logger dropped it.
@@ -146,8 +154,9 @@ def _serve(args: argparse.Namespace) -> int:
                     access_log=args.log_level in ("trace", "debug", "info"),
                     timeout_graceful_shutdown=SHUTDOWN_GRACE)
     finally:
-        if beside is not None:
-            beside.stop()
+        # The writer first: it finishes what the workers sent before they stopped.
+        for child in reversed(beside):
+            child.stop()
     return 0
 
 

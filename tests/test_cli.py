@@ -133,13 +133,15 @@ def test_a_host_restriction_that_cannot_work_stops_capes_serve(
 
 def test_several_workers_warn_what_they_will_not_share() -> None:
     assert workers_warnings(1, {}) == []
-    alone = " ".join(workers_warnings(4, {"CAPES_PROJECTIONS": "internal"}))
-    assert "CAPES_REDIS_URL" in alone and "SQLite" in alone
+    alone = " ".join(workers_warnings(4, {"CAPES_PROJECTIONS": "internal",
+                                          "CAPES_WRITER": "thread"}))
+    assert "CAPES_REDIS_URL" in alone and "CAPES_WRITER=thread" in alone
     assert "CAPES_PROJECTIONS=internal" in alone and "rate limit" in alone
     shared = " ".join(workers_warnings(4, {
         "CAPES_REDIS_URL": "redis://127.0.0.1:6379/0",
         "CAPES_DATABASE_URL": "postgresql://db/capes"}))
-    assert "CAPES_REDIS_URL" not in shared and "SQLite" not in shared
+    # By default one writer process serves every worker (cli/writer_hub.py).
+    assert "CAPES_REDIS_URL" not in shared and "CAPES_WRITER" not in shared
     assert "CAPES_PROJECTIONS" not in shared  # by default one process runs them for all
 
 

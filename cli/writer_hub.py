@@ -1,0 +1,79 @@
+"""One writer process for every worker of ``capes serve --workers N`` (issue 15).
+
+Why: with a writer per worker, a campaign whose players' requests reached two workers had two
+writers. On PostgreSQL they raced (a command decided on a head the other writer had just moved
+was refused by the store and decided again), each reloaded what the other wrote, and each
+committed half the groups; measured with the game mix, two workers ran fewer commands a second
+than one. With one writer process for all, a campaign has one writer and one head, the workers
+share only the HTTP work, and every worker's commands land in the same groups.
+
+``capes serve`` starts it (``python -m api.writer_process --listen PATH --control FD``) before
+its workers and names its socket to them in ``CAPES_WRITER_SOCKET`` (a folder only this user
+can enter: the socket takes pickles). It stops when ``capes serve`` closes the pipe FD, after
+finishing what it was sent; when ``capes serve`` dies the pipe closes too. If it fails it is
+started again (the workers' requests waiting on it get a 503; their next ones connect anew).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+from collections.abc import MutableMapping
+
+from application.config import WRITER_SOCKET, writer_mode
+from cli.supervised import Supervised
+
+
+def wanted(environ: MutableMapping[str, str], workers: int) -> bool:
+    """Whether ``capes serve`` shares one writer process between its workers: several
+    workers whose writes run in a process (``CAPES_WRITER=process``, its default)."""
+    return workers > 1 and writer_mode(environ) == "process"
+
+
+class WriterHub(Supervised):
+    """The shared writer process as a child of ``capes serve``, started again if it fails."""
+
+    what = "writer process"
+    banner = "Writes: one writer process for every worker (pid {pid})"
+    retry = 0.1
+
+    def __init__(self, environ: MutableMapping[str, str]) -> None:
+        super().__init__(environ)
+        self.path = str(self.folder / "writer.sock")
+        self._control: int | None = None
+        self._theirs: int | None = None
+
+    def start(self) -> None:
+        """Start the process and name its socket in this process's settings (which the
+        workers inherit)."""
+        self.environ[WRITER_SOCKET] = self.path
+        super().start()
+
+    def command(self) -> tuple[list[str], dict[str, str], tuple[int, ...]]:
+        # A new pipe for each start: the writer reads its end, and stops at its end of file.
+        theirs, ours = os.pipe()
+        self._close_control()
+        self._control, self._theirs = ours, theirs
+        env = {k: v for k, v in self.environ.items() if k != WRITER_SOCKET}
+        return (["-m", "api.writer_process", "--listen", self.path, "--control", str(theirs)],
+                env, (theirs,))
+
+    def started(self) -> None:
+        if self._theirs is not None:
+            os.close(self._theirs)
+            self._theirs = None
+
+    def ask_to_stop(self, process: subprocess.Popen[bytes]) -> None:
+        self._close_control()
+
+    def _close_control(self) -> None:
+        if self._control is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._control)
+            self._control = None
+
+    def stop(self, timeout: float = 60.0) -> None:
+        """Let the writer process finish what the workers sent it, then wait for it."""
+        super().stop(timeout)
+        self._close_control()

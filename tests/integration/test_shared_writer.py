@@ -1,0 +1,148 @@
+"""``capes serve --workers N`` runs one writer process for all its workers (cli.writer_hub,
+api.writer_process ``--listen``, issue 15): a campaign has one writer whichever worker a
+player's request reaches, so the workers' writes to it never race, and it is started again
+when it fails."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from uuid import UUID
+
+import httpx
+import pytest
+
+from api.writer import RemoteWriter, WriterGone
+from application.campaigns import open_campaigns
+from application.config import WRITER_SOCKET
+from cli.writer_hub import WriterHub, wanted
+from domain.capes import commands as c
+from tests.http.helpers import RUNNING, TIMEOUT, capes_serve
+from tests.integration.test_read_models_process import eventually
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> Iterator[tuple[WriterHub, UUID]]:
+    """The shared writer process on a fresh SQLite file holding one campaign of two seats."""
+    environ = {"CAPES_DB": str(tmp_path / "w.sqlite"), "CAPES_WRITER": "process"}
+    app = open_campaigns(environ)
+    campaign = app.create(c.CreateCampaign(name="Shared")).campaign_id
+    for name in ("Ana", "Ben"):
+        app.execute(campaign, c.SeatPlayer(name=name))
+    app.close()
+    writers = WriterHub({k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
+                        | environ)
+    writers.start()
+    try:
+        yield writers, campaign
+    finally:
+        writers.stop()
+
+
+def descendants(pid: int) -> list[int]:
+    found = []
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        found += [int(child), *descendants(int(child))]
+    return found
+
+
+def writer_processes(pid: int) -> list[int]:
+    return [p for p in descendants(pid)
+            if b"api.writer_process" in Path(f"/proc/{p}/cmdline").read_bytes()]
+
+
+def test_commands_from_two_servers_on_one_campaign_go_through_one_writer_without_a_race(
+    hub: tuple[WriterHub, UUID],
+) -> None:
+    writers, campaign = hub
+
+    async def play() -> list[int]:
+        # Two workers' handles, as two server processes hold them.
+        first, second = (RemoteWriter({WRITER_SOCKET: writers.path}) for _ in range(2))
+        try:
+            answers = await asyncio.gather(*(
+                (first if i % 2 else second).execute(
+                    campaign, c.Narrate(seat=1 + i % 2, text=f"line {i}"))
+                for i in range(40)))
+            return [a.version for a in answers]
+        finally:
+            await first.stop()
+            await second.stop()
+
+    versions = asyncio.run(play())
+    # No command refused as stale: the two servers' commands had one writer and one head.
+    assert sorted(versions) == list(range(min(versions), min(versions) + 40))
+    assert writers.running, "a server that goes away does not stop the shared writer"
+
+
+def test_a_shared_writer_process_that_dies_is_started_again_and_servers_connect_anew(
+    hub: tuple[WriterHub, UUID],
+) -> None:
+    writers, campaign = hub
+
+    async def around_a_crash() -> tuple[int, int]:
+        writer = RemoteWriter({WRITER_SOCKET: writers.path})
+        try:
+            before = await writer.execute(campaign, c.Narrate(seat=1, text="before"))
+            first = writers.pid
+            assert first is not None
+            os.kill(first, signal.SIGKILL)
+            with pytest.raises(WriterGone):  # waiting on the dead one: 503
+                await writer.execute(campaign, c.Narrate(seat=1, text="lost?"))
+            assert await asyncio.to_thread(eventually, lambda: writers.starts == 2)
+            after = await writer.execute(campaign, c.Narrate(seat=1, text="after"))
+            return before.version, after.version
+        finally:
+            await writer.stop()
+
+    before, after = asyncio.run(around_a_crash())
+    assert after > before
+
+
+def test_stopping_the_shared_writer_lets_it_finish_and_exit_cleanly(
+    hub: tuple[WriterHub, UUID],
+) -> None:
+    writers, _ = hub
+    process = writers._process
+    assert process is not None
+    writers.stop()
+    assert process.returncode == 0
+    assert not Path(writers.path).parent.exists(), "its socket's folder goes with it"
+
+
+def test_capes_serve_shares_one_writer_process_between_its_workers_only_with_several() -> None:
+    assert wanted({"CAPES_WRITER": "process"}, 2)
+    assert not wanted({"CAPES_WRITER": "process"}, 1)  # its one worker starts its own
+    assert not wanted({"CAPES_WRITER": "thread"}, 4)
+
+
+def test_two_workers_of_capes_serve_share_one_writer_and_stop_it_on_ctrl_c(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "serve.log"
+    with capes_serve({"CAPES_DB": str(tmp_path / "c.sqlite")}, log, "--workers", "2",
+                     "--log-level", "warning") as base:
+        serve = RUNNING[base]
+        opened = httpx.post(f"{base}/campaigns", json={"name": "Two workers"}).json()
+        campaign = opened["campaign_id"]
+        players = [{"authorization": "Bearer " + httpx.post(
+            f"{base}/campaigns/{campaign}/seats", json={"name": name}).json()["token"]}
+            for name in ("Ana", "Ben")]
+        # New connections each time: the kernel spreads them over both workers.
+        answers = [httpx.post(f"{base}/campaigns/{campaign}/commands",
+                              headers=players[i % 2], timeout=TIMEOUT,
+                              json={"command": {"type": "narrate", "text": f"line {i}"}})
+                   for i in range(30)]
+        assert [a.status_code for a in answers] == [200] * 30, [a.text for a in answers]
+        versions = [a.json()["version"] for a in answers]
+        assert versions == list(range(versions[0], versions[0] + 30))
+        shared = writer_processes(serve.pid)
+        assert len(shared) == 1, (shared, log.read_text())
+        assert b"--listen" in Path(f"/proc/{shared[0]}/cmdline").read_bytes()
+        os.killpg(serve.pid, signal.SIGINT)  # Ctrl-C in its terminal
+        assert serve.wait(60) == 0, log.read_text()
+        assert not Path(f"/proc/{shared[0]}").exists()
+    assert "one writer process for every worker" in log.read_text()
