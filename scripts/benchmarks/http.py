@@ -247,7 +247,7 @@ WRITER_BUCKETS: tuple[tuple[str, str], ...] = (
      r"Queue\.get|Committer\._run \(application/committer\.py:\d+\)$"
      r"|EpollSelector\.select|WriterProcess\.run \(api/writer_process\.py:\d+\)$"),
     ("reading requests, encoding and sending answers (a writer process)",
-     r"WriterProcess\._answer|WriterProcess\._send|Frames\.feed"),
+     r"WriterProcess\._answer|_Peer\.send|Frames\.feed"),
     ("storing a group: SQLite insert + commit (fsync), one transaction", r"insert_events"),
     ("snapshots", r"_snapshot|take_snapshot"),
     ("looking for other writers' events", r"Committer\._sync"),

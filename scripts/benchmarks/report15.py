@@ -82,7 +82,10 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
             f"{wk['game1']['commands_per_s']:.0f} → {wk['game2']['commands_per_s']:.0f} "
             f"commands/s: **{wk['scaling']:.2f}x** | the control with 2 uvicorn workers "
             f"against 1: **{wk['control_scaling']:.2f}x** ({wk['lean1']['rps']:.0f} → "
-            f"{wk['lean2']['rps']:.0f} req/s) | {_yes(wk['scaling'] >= TARGET_SCALING)} |")
+            f"{wk['lean2']['rps']:.0f} req/s); the one writer every worker shares, alone: "
+            f"{wk['writer']['per_s']:.0f} commands/s; the store alone commits "
+            f"{wk['store']['threads2'] / wk['store']['threads1']:.2f}x as many groups from two "
+            f"threads as from one | {_yes(wk['scaling'] >= TARGET_SCALING)} |")
     else:
         add("| PostgreSQL, `--workers 2` against 1 | not measured in this run | | |")
     if t is not None:
@@ -131,6 +134,19 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
             "server's cores include its read models' process. The control is what a second "
             "uvicorn worker adds on this machine when the server does nothing: the game cannot "
             "scale better than that.")
+        add("")
+        alone, st = wk["writer"], wk["store"]
+        add(f"Every worker's writes go through one writer process (`cli/writer_hub.py`). "
+            f"**The writer alone** (`application.committer`, no HTTP, the mix's commands from "
+            f"{alone['players']} players at once, each awaiting its answer): "
+            f"**{alone['per_s']:.0f} commands/s**, {alone['per_group']:.1f} commands "
+            f"({alone['events_per_group']:.1f} events) per commit, p50 {alone['p50_ms']:.1f} ms. "
+            f"**The store alone** (the library's PostgreSQL recorder, no code of this project, "
+            f"inserting groups of {st['group']} events, one transaction each): "
+            f"**{st['threads1']:.0f} commits/s from one thread, {st['threads2']:.0f} from two "
+            f"at once** ({st['threads2'] / st['threads1']:.2f}x): its inserts take the events "
+            f"table's lock, so that the notification log is committed in order, and a second "
+            f"writer would commit no more groups than one.")
         add("")
     if ryw:
         add("### Read-your-writes")

@@ -4,6 +4,13 @@ app (``scripts/lean_app.py``, the game's route shape with no game) with one and 
 workers — in the same run: what a second worker can add on this machine at all, whatever the
 server does.
 
+Every worker's writes go through one writer process (cli/writer_hub.py), so two more controls
+show what that writer can carry whatever the number of workers: the writer alone (the mix's
+commands from as many players as wrk has connections, each awaiting its answer, through
+``application.committer`` with no HTTP) and the store alone (the library's PostgreSQL recorder
+committing groups of that size from one thread and from two, with the project's code taken
+out: what a second committing writer could add).
+
 Each run: campaigns prepared over HTTP, a warm-up, then one measured ``wrk`` run of the mix
 (``scripts/bench_game.lua``; each wrk connection plays its own campaigns, so the kernel's
 spread of connections over workers spreads the campaigns too).
@@ -29,6 +36,7 @@ from benchmarks.common import (
     wait_ready,
 )
 from benchmarks.http import prepare_campaigns, run_wrk, write_campaigns
+from benchmarks.inprocess import inproc_setup, writer_cycle
 from benchmarks.tables import POSTGRES, REDIS, drop_schema, fresh_schema, reachable
 
 #: The issue's target: two workers against one, same mix, PostgreSQL.
@@ -103,8 +111,83 @@ def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
             argv, base | {"CAPES_LEAN_CAMPAIGNS": str(every)}, port, tmp,
             f"control (lean), {workers} worker(s)", p,
             lambda _port: (shared["warm"], shared["measured"]))
+    out["writer"] = writer_alone(p)
+    out["store"] = store_alone(round(out["writer"]["events_per_group"]), p["http_seconds"] / 3)
     out["scaling"] = out["game2"]["commands_per_s"] / max(1e-9, out["game1"]["commands_per_s"])
     out["control_scaling"] = out["lean2"]["rps"] / max(1e-9, out["lean1"]["rps"])
     say(f"  two workers against one: game {out['scaling']:.2f}x, control "
         f"{out['control_scaling']:.2f}x (target {TARGET_SCALING}x)")
+    return out
+
+
+def writer_alone(p: dict[str, Any]) -> dict[str, Any]:
+    """The mix's commands through one writer (``application.committer``) on a fresh schema,
+    from as many players at once as wrk has connections, with no HTTP: the most commands a
+    second the writer that every worker shares can commit."""
+    from application.campaigns import open_campaigns
+
+    url = fresh_schema(POSTGRES)
+    app = open_campaigns({"CAPES_DATABASE_URL": url})
+    try:
+        ids = [inproc_setup(app) for _ in range(p["connections"])]
+        before = app.recorder.max_notification_id() or 0
+        result = writer_cycle(app, ids, p["http_seconds"], 10**9, p["max_turns"])
+        events = (app.recorder.max_notification_id() or 0) - before
+    finally:
+        app.close()
+        drop_schema(url)
+    result["events_per_group"] = events / max(1, result["commands"]) * result["per_group"]
+    result["players"] = len(ids)
+    say(f"  the writer alone (no HTTP, {len(ids)} players at once): {result['per_s']:.0f} "
+        f"commands/s, {result['per_group']:.1f} commands ({result['events_per_group']:.1f} "
+        f"events) per commit")
+    return result
+
+
+def store_alone(group: int, seconds: float) -> dict[str, Any]:
+    """The library's PostgreSQL recorder (``eventsourcing.postgres``, no code of this
+    project) inserting groups of ``group`` events, one transaction each, from one thread and
+    then from two at once: commits a second (``threads1``, ``threads2``)."""
+    import threading
+    import uuid
+
+    from eventsourcing.persistence import InfrastructureFactory, StoredEvent
+    from eventsourcing.utils import Environment
+
+    from application.config import persistence_env
+
+    url = fresh_schema(POSTGRES)
+    env = Environment("BenchStore", persistence_env({"CAPES_DATABASE_URL": url}))
+    factory: Any = InfrastructureFactory.construct(env)
+    recorder = factory.application_recorder()
+    recorder.create_table()
+    state = b"x" * 300  # about an event of the mix, as stored
+    out: dict[str, Any] = {"group": group}
+    try:
+        for threads in (1, 2):
+            commits = [0] * threads
+            deadline = time.perf_counter() + seconds
+
+            def commit(i: int, commits: list[int] = commits, deadline: float = deadline) -> None:
+                ids = [uuid.uuid4() for _ in range(group)]
+                version = 0
+                while time.perf_counter() < deadline:
+                    version += 1
+                    recorder.insert_events([
+                        StoredEvent(originator_id=o, originator_version=version,
+                                    topic="bench:Event", state=state) for o in ids])
+                    commits[i] += 1
+
+            began = time.perf_counter()
+            runners = [threading.Thread(target=commit, args=(i,)) for i in range(threads)]
+            for runner in runners:
+                runner.start()
+            for runner in runners:
+                runner.join()
+            out[f"threads{threads}"] = sum(commits) / (time.perf_counter() - began)
+    finally:
+        factory.close()
+        drop_schema(url)
+    say(f"  the store alone (the library's recorder, groups of {group} events): "
+        f"{out['threads1']:.0f} commits/s from one thread, {out['threads2']:.0f} from two")
     return out
