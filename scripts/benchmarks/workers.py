@@ -145,22 +145,26 @@ def writer_alone(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def store_alone(group: int, seconds: float) -> dict[str, Any]:
-    """The library's PostgreSQL recorder (``eventsourcing.postgres``, no code of this
-    project) inserting groups of ``group`` events, one transaction each, from one thread and
-    then from two at once: commits a second (``threads1``, ``threads2``)."""
+    """PostgreSQL alone (psycopg, no code of this project or of eventsourcing): transactions
+    that each insert ``group`` rows shaped like stored events into a table with the events
+    table's keys (a position drawn from a sequence, a unique (originator, version)) and commit,
+    with no table lock (as the campaigns' recorder, application/postgres_store.py), from one
+    connection and then from two at once: commits a second (``threads1``, ``threads2``)."""
     import threading
     import uuid
 
-    from eventsourcing.persistence import InfrastructureFactory, StoredEvent
-    from eventsourcing.utils import Environment
-
-    from application.config import persistence_env
+    import psycopg
 
     url = fresh_schema(POSTGRES)
-    env = Environment("BenchStore", persistence_env({"CAPES_DATABASE_URL": url}))
-    factory: Any = InfrastructureFactory.construct(env)
-    recorder = factory.application_recorder()
-    recorder.create_table()
+    base, schema = url.split("?")[0], url.split("schema=")[1]
+    table = f'"{schema}".events'
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"CREATE TABLE {table} (originator_id uuid NOT NULL, originator_version "
+                     "bigint NOT NULL, topic text, state bytea, notification_id bigserial, "
+                     "PRIMARY KEY (originator_id, originator_version))")
+        conn.execute(f"CREATE UNIQUE INDEX ON {table} (notification_id)")
+    insert = (f"INSERT INTO {table} (originator_id, originator_version, topic, state) "
+              "VALUES (%s, %s, %s, %s)")
     state = b"x" * 300  # about an event of the mix, as stored
     out: dict[str, Any] = {"group": group}
     try:
@@ -171,12 +175,13 @@ def store_alone(group: int, seconds: float) -> dict[str, Any]:
             def commit(i: int, commits: list[int] = commits, deadline: float = deadline) -> None:
                 ids = [uuid.uuid4() for _ in range(group)]
                 version = 0
-                while time.perf_counter() < deadline:
-                    version += 1
-                    recorder.insert_events([
-                        StoredEvent(originator_id=o, originator_version=version,
-                                    topic="bench:Event", state=state) for o in ids])
-                    commits[i] += 1
+                with psycopg.connect(base) as conn:
+                    while time.perf_counter() < deadline:
+                        version += 1
+                        with conn.transaction(), conn.cursor() as cursor:
+                            cursor.executemany(insert, [(o, version, "bench:Event", state)
+                                                        for o in ids])
+                        commits[i] += 1
 
             began = time.perf_counter()
             runners = [threading.Thread(target=commit, args=(i,)) for i in range(threads)]
@@ -186,8 +191,7 @@ def store_alone(group: int, seconds: float) -> dict[str, Any]:
                 runner.join()
             out[f"threads{threads}"] = sum(commits) / (time.perf_counter() - began)
     finally:
-        factory.close()
         drop_schema(url)
-    say(f"  the store alone (the library's recorder, groups of {group} events): "
-        f"{out['threads1']:.0f} commits/s from one thread, {out['threads2']:.0f} from two")
+    say(f"  PostgreSQL alone (psycopg, groups of {group} rows, no table lock): "
+        f"{out['threads1']:.0f} commits/s from one connection, {out['threads2']:.0f} from two")
     return out
