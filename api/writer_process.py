@@ -24,9 +24,7 @@ import selectors
 import signal
 import socket
 import sys
-import threading
 import time
-from collections import deque
 from collections.abc import Callable, Hashable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from queue import Empty, SimpleQueue
@@ -41,7 +39,7 @@ from api.services import RenderedViews, applied_of, live_message
 from api.writer import Frames, answer_frame, frame
 from application.aggregate import Campaign
 from application.campaigns import Campaigns, Outcome, open_campaigns
-from application.committer import Committer, Group, Job, Result
+from application.committer import Committer, Job, Result
 from application.credentials import Keyring
 from application.integrity import Integrity
 
@@ -89,16 +87,6 @@ class WriterProcess:
         self._prepared: SimpleQueue[tuple[UUID, BaseException | None, bool]] = SimpleQueue()
         self._pool = ThreadPoolExecutor(4, thread_name_prefix="capes-prepare")
         self._wake_r, self._wake_w = os.pipe()
-        #: Jobs not decided yet, in arrival order, each with its request.
-        self._waiting: deque[tuple[Job, Request]] = deque()
-        self._asked: dict[Hashable, Request] = {}
-        #: The group being stored (by the store thread), and the next one, decided meanwhile.
-        self._storing: Group | None = None
-        self._next: Group | None = None
-        self._to_store: SimpleQueue[Group | None] = SimpleQueue()
-        self._stored: SimpleQueue[Group] = SimpleQueue()
-        self._store_thread = threading.Thread(target=self._store, name="capes-store",
-                                              daemon=True)
 
     def run(self) -> None:
         self.committer.start_watch()
@@ -118,8 +106,7 @@ class WriterProcess:
             selector.register(self.sock, selectors.EVENT_READ, peers[0])
             peers[0].send([frame((0, None, "ready"))])
         stopping = False
-        self._store_thread.start()
-        while not (stopping and not self._parked and self._idle()):
+        while not (stopping and not self._parked):
             requests: list[Request] = []
             for key, _ in selector.select(timeout=collector.every):
                 data = key.data
@@ -145,12 +132,11 @@ class WriterProcess:
                         stopping = True
                 else:
                     os.read(self._wake_r, 4096)
-            self._accept(self._unparked(), prepared=True)
+            self._run(self._unparked(), prepared=True)
             # A worker of several stopping does not stop the writer of the others.
             if not self.listen and any(op == "stop" for _, op, _ in requests):
                 stopping = True
-            self._accept(requests, prepared=False)
-            self._advance()
+            self._run(requests, prepared=False)
             for peer in peers:
                 if peer.out:
                     peer.send(peer.out)
@@ -158,33 +144,34 @@ class WriterProcess:
             if collector.due():
                 collector.tick()
         self._pool.shutdown(wait=True)
-        self._to_store.put(None)
-        self._store_thread.join()
         self.committer.stop()
         for close in (self.campaigns.close, self.keyring.close):
             with contextlib.suppress(Exception):
                 close()
 
-    def _accept(self, requests: list[Request], *, prepared: bool) -> None:
-        """Take ``requests`` in order: a read of a campaign held as stored is answered at once;
-        a request for a campaign not ready waits for it (:meth:`_park`); the rest wait their
-        turn to be decided (:meth:`_advance`)."""
+    def _run(self, requests: list[Request], *, prepared: bool) -> None:
+        """Answer ``requests`` in order: reads of a campaign held as stored at once, the rest
+        in groups; a request for a campaign not ready waits for it (:meth:`_park`)."""
         committer = self.committer
+        jobs: list[Job] = []
+        asked: dict[Hashable, Request] = {}
         for request in requests:
             tag, op, arguments = request
             if op == "stop":
                 continue
-            job = Job(tag=tag)
             if op == "c":
                 operation, args, kwargs, invalidates = arguments
+                job = Job(tag=tag)
                 job.call = _bind(operation, self.campaigns, self.keyring, args, kwargs)
                 job.invalidates = invalidates
-                self._waiting.append((job, request))
+                jobs.append(job)
+                asked[tag] = request
                 continue
             campaign_id = arguments[0]
             if campaign_id in self._parked or (not prepared and not committer.ready(campaign_id)):
                 self._park(campaign_id, request)
                 continue
+            job = Job(tag=tag)
             job.campaign_id = campaign_id
             if op == "x":
                 _, job.command, job.narration, job.expected_version = arguments
@@ -196,95 +183,13 @@ class WriterProcess:
                     self._answer(tag, op, arguments, head, None)
                     continue
                 job.since = time.monotonic()
-            self._waiting.append((job, request))
-
-    def _advance(self) -> None:
-        """Move the commands on as far as they can go without waiting: settle the group the
-        store thread finished, hand it the next one, decide another meanwhile.
-
-        Why two groups at once: a group's commit is mostly waiting (for the disk's flush; on
-        PostgreSQL for the server too), and the commands that arrived meanwhile were decided
-        only after it. Now they are decided while it is stored — never on a campaign that the
-        group being stored writes to (those wait for it), so every command is still decided
-        on its campaign as stored, in arrival order. Its answers leave once its own commit is
-        done. A call or a read that needs the writer's look at the store (``Committer.process``)
-        waits until nothing is being stored, and what came after it waits for it."""
-        committer = self.committer
-        while True:
-            if self._storing is not None:
-                try:
-                    stored = self._stored.get_nowait()
-                except Empty:
-                    stored = None
-                if stored is not None:
-                    self._storing = None
-                    self._answer_results(committer.settle(stored))
-            if self._storing is None and self._next is not None:
-                self._storing, self._next = self._next, None
-                self._to_store.put(self._storing)
-            if self._next is not None or not self._waiting:
-                return
-            taken = self._take()
-            if taken:
-                if self._storing is None:
-                    # Not while a group is being stored: its positions are not settled yet.
-                    committer.look()
-                group = committer.decide(taken)
-                if not group.staged:  # all refused: nothing to store
-                    self._answer_results(committer.settle(group))
-                elif self._storing is None:
-                    self._storing = group
-                    self._to_store.put(group)
-                else:
-                    self._next = group
-                continue
-            if self._storing is not None:
-                return  # what waits needs the store's answer first
-            # A call or a read of the store at the front, nothing under way: run it here.
-            job, request = self._waiting.popleft()
-            self._asked[job.tag] = request
-            self._answer_results(committer.process([job]))
-
-    def _take(self) -> list[Job]:
-        """The jobs at the front that can be decided now: commands, up to a group, none on a
-        campaign the group being stored writes to (nor after one that waits), stopping at a
-        call or a read of the store."""
-        busy = self._storing.campaigns if self._storing is not None else set()
-        taken: list[Job] = []
-        left: deque[tuple[Job, Request]] = deque()
-        waiting = self._waiting
-        while waiting:
-            job, request = waiting[0]
-            if job.call is not None or job.read or len(taken) >= self.committer.max_group:
-                break
-            waiting.popleft()
-            if job.campaign_id in busy:
-                busy.add(job.campaign_id)
-                left.append((job, request))
-                continue
-            self._asked[job.tag] = request
-            taken.append(job)
-        left.extend(waiting)
-        self._waiting = left
-        return taken
-
-    def _idle(self) -> bool:
-        return not self._waiting and self._storing is None and self._next is None
-
-    def _store(self) -> None:
-        """The store thread: stores each group handed to it, then wakes the main thread."""
-        while True:
-            group = self._to_store.get()
-            if group is None:
-                return
-            self.committer.store(group)
-            self._stored.put(group)
-            os.write(self._wake_w, b"s")
-
-    def _answer_results(self, results: list[Result]) -> None:
-        for job, value, error in results:
-            tag, op, arguments = self._asked.pop(job.tag)
-            self._answer(tag, op, arguments, value, error)
+            jobs.append(job)
+            asked[tag] = request
+        for start in range(0, len(jobs), committer.max_group):
+            results: list[Result] = committer.process(jobs[start:start + committer.max_group])
+            for job, value, error in results:
+                tag, op, arguments = asked[job.tag]
+                self._answer(tag, op, arguments, value, error)
 
     def _answer(self, tag: tuple[_Peer, int], op: str, arguments: Any, value: Any,
                 error: BaseException | None) -> None:

@@ -89,28 +89,6 @@ class Job:
 Result = tuple[Job, Any, BaseException | None]
 
 
-class Group:
-    """Commands decided together (:meth:`Committer.decide`), to be stored in one transaction
-    (:meth:`Committer.store`) and then settled (:meth:`Committer.settle`)."""
-
-    __slots__ = ("error", "jobs", "outcomes", "results", "staged")
-
-    def __init__(self, jobs: list[Job]) -> None:
-        self.jobs = jobs
-        #: The commands refused as they were decided.
-        self.results: list[Result] = []
-        #: The accepted ones, each with what it would store.
-        self.staged: list[tuple[Job, Staged]] = []
-        #: What the store answered: the outcomes, or its error.
-        self.outcomes: list[Outcome] = []
-        self.error: Exception | None = None
-
-    @property
-    def campaigns(self) -> set[UUID]:
-        """The campaigns the group writes to."""
-        return {job.campaign_id for job, _ in self.staged if job.campaign_id is not None}
-
-
 class Committer:
     """Runs a process's writes on one thread of its own and commits commands in groups."""
 
@@ -379,18 +357,12 @@ class Committer:
         each: (job, result, exception)."""
         return self._process(jobs)
 
-    def look(self) -> None:
-        """Before deciding a group: look at the store for other processes' writes if the
-        writer has not known for :data:`SYNC_AFTER` that there were none (and no store watch
-        tells it)."""
-        if time.monotonic() - self._synced_at > SYNC_AFTER and not self._watching():
-            self._sync()
-
     def _process(self, jobs: list[Job]) -> list[Result]:
         results: list[Result] = []
         group: list[Job] = []
         reads: list[Job] = []
-        self.look()
+        if time.monotonic() - self._synced_at > SYNC_AFTER and not self._watching():
+            self._sync()
         for job in jobs:
             if job.read:
                 reads.append(job)  # answered after the writes of the group (see _reads)
@@ -433,22 +405,15 @@ class Committer:
 
     def _commit(self, jobs: list[Job], *, again: bool = True) -> list[Result]:
         """Decide ``jobs`` in order, each on the campaign as the ones before left it, and store
-        the accepted ones in one transaction (:meth:`decide`, :meth:`store`, :meth:`settle`).
+        the accepted ones in one transaction.
 
         ``again``: if another writer took one of the group's versions first, look at the store
         and run the whole group again once (as a group) before running each command on its
         own."""
         if not jobs:
             return []
-        group = self.decide(jobs)
-        self.store(group)
-        return self.settle(group, again=again)
-
-    def decide(self, jobs: list[Job]) -> Group:
-        """Decide the commands of ``jobs`` in order, each on the campaign as the ones before
-        it left it; nothing is stored yet (:meth:`store`) and the heads are unchanged (the
-        writer's thread only)."""
-        group = Group(jobs)
+        results: list[Result] = []
+        staged: list[tuple[Job, Staged]] = []
         working: dict[UUID, Campaign] = {}
         for job in jobs:
             assert job.campaign_id is not None
@@ -457,30 +422,15 @@ class Committer:
                 done = self.campaigns.prepare(base, job.command, narration=job.narration,
                                               expected_version=job.expected_version)
             except Exception as e:
-                group.results.append((job, None, e))
+                results.append((job, None, e))
                 continue
             working[job.campaign_id] = done.campaign
-            group.staged.append((job, done))
-        return group
-
-    def store(self, group: Group) -> None:
-        """Store the group's accepted commands in one transaction; what the store said is kept
-        for :meth:`settle`. Touches no state of the committer: another thread may run it
-        (the writer process stores one group while it decides the next)."""
-        if group.staged:
-            try:
-                group.outcomes = self.campaigns.commit([s for _, s in group.staged])
-            except Exception as e:
-                group.error = e
-
-    def settle(self, group: Group, *, again: bool = True) -> list[Result]:
-        """What became of each command of a stored group; the heads follow what was stored
-        (the writer's thread only)."""
-        results, staged, e = group.results, group.staged, group.error
-        jobs = group.jobs
+            staged.append((job, done))
         if not staged:
             return results
-        if isinstance(e, CampaignConflict):
+        try:
+            outcomes = self.campaigns.commit([s for _, s in staged])
+        except CampaignConflict as e:
             # The store refused the group (another writer took one of its versions): nothing
             # of it was stored. Every command of it, refused ones included (they may have been
             # judged on a campaign that is not the stored one), is decided again on the
@@ -494,13 +444,12 @@ class Committer:
                 self._sync()
                 return self._commit(jobs, again=False)
             return self._one_by_one(jobs)
-        if e is not None:
+        except Exception as e:
             # Any other failure of the store (a full disk, a lock held too long): the
             # transaction is rolled back and each command of the group gets the error.
             for _, done in staged:
                 self._heads.pop(done.campaign_id, None)
             return results + [(job, None, e) for job, _ in staged]
-        outcomes = group.outcomes
         for (job, done), outcome in zip(staged, outcomes, strict=True):
             results.append((job, outcome, None))
             if done.records:
