@@ -19,13 +19,13 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 
 from application.config import WRITER_SOCKET, writer_mode
 from cli.supervised import Supervised
 
 
-def wanted(environ: MutableMapping[str, str], workers: int) -> bool:
+def wanted(environ: Mapping[str, str], workers: int) -> bool:
     """Whether ``capes serve`` shares one writer process between its workers: several
     workers whose writes run in a process (``CAPES_WRITER=process``, its default)."""
     return workers > 1 and writer_mode(environ) == "process"
