@@ -62,9 +62,10 @@ def _page(name: str, **context: Any) -> Template:
 
 
 @get("/", include_in_schema=False)
-async def lobby_page() -> Template:
-    """The lobby: open a campaign."""
-    return _page("lobby.html", title="Capes")
+async def lobby_page(services: ServicesDep) -> Template:
+    """The lobby: open a campaign (with the host key, when only the host may:
+    ``CAPES_OPEN_CAMPAIGNS=host``)."""
+    return _page("lobby.html", title="Capes", hosts_only=services.hosts_only)
 
 
 async def _edition(services: Services, campaign_id: UUID) -> str:

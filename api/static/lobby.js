@@ -20,7 +20,10 @@
       },
     };
     try {
-      const opened = await api(null, "POST", "/campaigns", body);
+      // Only the host may open campaigns on some servers (CAPES_OPEN_CAMPAIGNS=host): the
+      // lobby then asks for the host key, sent as the bearer token of this request alone.
+      const hostKey = f.get("host_key");
+      const opened = await api(hostKey || null, "POST", "/campaigns", body);
       remember({ id: opened.campaign_id, name: body.name, role: "owner", token: opened.owner_token });
       location.assign(`/play/${opened.campaign_id}#token=${opened.owner_token}`);
     } catch (err) {

@@ -54,3 +54,15 @@ def test_analytics_across_campaigns_are_the_hosts(memory_env: dict[str, str]) ->
         assert c.get("/analytics").status_code == 401
         assert c.get("/analytics", headers=bearer("guess")).status_code == 401
         assert c.get("/analytics", headers=bearer(HOST)).status_code == 200
+
+
+def test_the_lobby_asks_for_the_host_key_only_where_only_the_host_opens_campaigns(
+    memory_env: dict[str, str],
+) -> None:
+    with client(memory_env, CAPES_HOST_KEY=HOST) as c:
+        assert 'id="host-key"' not in c.get("/").text
+    with client(memory_env, CAPES_HOST_KEY=HOST, CAPES_OPEN_CAMPAIGNS="host") as c:
+        page = c.get("/")
+        assert page.status_code == 200
+        assert 'id="host-key"' in page.text and 'type="password"' in page.text
+        assert HOST not in page.text, "the page never carries the key itself"
