@@ -111,7 +111,10 @@ class WriterProcess:
             for key, _ in selector.select(timeout=collector.every):
                 data = key.data
                 if isinstance(data, _Peer):
-                    received = data.sock.recv(1 << 20)
+                    try:
+                        received = data.sock.recv(1 << 20)
+                    except OSError:  # reset: a worker killed with answers it had not read
+                        received = b""
                     if not received:
                         selector.unregister(data.sock)
                         peers.remove(data)

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import select
 import signal
+import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from uuid import UUID
@@ -15,7 +18,7 @@ from uuid import UUID
 import httpx
 import pytest
 
-from api.writer import RemoteWriter, WriterGone
+from api.writer import RemoteWriter, WriterGone, frame
 from application.campaigns import open_campaigns
 from application.config import WRITER_SOCKET
 from cli.writer_hub import WriterHub, wanted
@@ -100,6 +103,30 @@ def test_a_shared_writer_process_that_dies_is_started_again_and_servers_connect_
 
     before, after = asyncio.run(around_a_crash())
     assert after > before
+
+
+def test_a_server_killed_with_answers_it_had_not_read_does_not_stop_the_shared_writer(
+    hub: tuple[WriterHub, UUID],
+) -> None:
+    """Its connection is reset, not closed (the kernel says so when unread data is lost):
+    only that connection goes."""
+    writers, campaign = hub
+    killed = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    assert eventually(lambda: killed.connect_ex(writers.path) == 0), "it listens"
+    killed.sendall(frame((1, "x", (campaign, c.Narrate(seat=1, text="unread"), "", None))))
+    assert select.select([killed], [], [], TIMEOUT)[0], "the writer answers"
+    time.sleep(0.2)  # the ready frame and the answer both wait, unread
+    killed.close()
+
+    async def after() -> int:
+        writer = RemoteWriter({WRITER_SOCKET: writers.path})
+        try:
+            return (await writer.execute(campaign, c.Narrate(seat=2, text="still here"))).version
+        finally:
+            await writer.stop()
+
+    assert asyncio.run(after()) > 0
+    assert writers.running and writers.starts == 1
 
 
 def test_stopping_the_shared_writer_lets_it_finish_and_exit_cleanly(
