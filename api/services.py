@@ -30,6 +30,7 @@ from api import problems
 from api.live import LiveHub, channel
 from api.schemas import Applied, EventOut, event_out
 from api.writer import RemoteWriter, Rendered
+from application.aggregate import Campaign
 from application.campaigns import Campaigns, Outcome
 from application.credentials import Actor, Keyring
 from application.integrity import Integrity
@@ -90,6 +91,14 @@ class RenderedViews:
     def __init__(self, size: int = 20_000) -> None:
         self._size = size
         self._views: dict[tuple[UUID, str], tuple[Any, Any]] = {}
+
+    def of(self, campaign: Campaign | None, kind: str, render: Callable[[Any], T],
+           version: int | None = None) -> T | None:
+        """The view ``kind`` of ``campaign`` (:meth:`render`), or None when there is no
+        campaign or it is not at ``version`` (when given)."""
+        if campaign is None or (version is not None and campaign.version != version):
+            return None
+        return self.render(campaign.id, kind, campaign.state, render)
 
     def render(self, campaign_id: UUID, kind: str, state: Any, render: Callable[[Any], T]) -> T:
         """``render(state)``, or what it gave for this very state before."""
@@ -163,10 +172,7 @@ class Services:
         if isinstance(committer, RemoteWriter):
             raw = await committer.view(campaign_id, kind, position, version)
             return None if raw is None else cast(T, msgspec.Raw(raw))
-        campaign = await committer.latest(campaign_id, position)
-        if campaign is None or (version is not None and campaign.version != version):
-            return None
-        return self.views.render(campaign_id, kind, campaign.state, render)
+        return self.views.of(await committer.latest(campaign_id, position), kind, render, version)
 
     def background(self, work: Coroutine[Any, Any, Any]) -> None:
         """Run ``work`` on the event loop without waiting for it (held until done: the loop

@@ -214,12 +214,11 @@ class WriterProcess:
                 live_message(applied.events))
 
     def _view(self, arguments: Any, campaign: Campaign | None) -> bytes | None:
-        campaign_id, kind, _, version = arguments
-        if campaign is None or (version is not None and campaign.version != version):
-            return None
+        _, kind, _, version = arguments
         render = self.renderers[kind]
-        shown: bytes = self.views.render(campaign_id, kind, campaign.state,
-                                         lambda state: self.encoder.encode(render(state)))
+        shown: bytes | None = self.views.of(campaign, kind,
+                                            lambda state: self.encoder.encode(render(state)),
+                                            version)
         return shown
 
     # -- campaigns not ready yet ------------------------------------------------------------

@@ -199,6 +199,13 @@ def writer_mode(environ: Mapping[str, str]) -> str:
     return mode
 
 
+def serve_writer(environ: Mapping[str, str]) -> str:
+    """``CAPES_WRITER`` as ``capes serve`` runs it: as given (checked by :func:`writer_mode`),
+    else :func:`serve_default`."""
+    return writer_mode(environ) if environ.get("CAPES_WRITER", "").strip() \
+        else serve_default(environ)
+
+
 def serve_default(environ: Mapping[str, str]) -> str:
     """What ``capes serve`` runs when ``CAPES_WRITER`` is unset: ``process``, but for an
     in-memory store."""

@@ -27,9 +27,8 @@ from application.config import (
     SettingError,
     check_store,
     describe_store,
-    serve_default,
+    serve_writer,
     who_opens_campaigns,
-    writer_mode,
 )
 from application.extras import MissingExtra
 from domain.errors import DomainError
@@ -83,7 +82,7 @@ def workers_warnings(workers: int, environ: Mapping[str, str]) -> list[str]:
             f"{workers} workers without CAPES_REDIS_URL: a live event stream (/events/stream) "
             "hears only the commands of its own worker; set CAPES_REDIS_URL=redis://… to share "
             "them")
-    if (environ.get("CAPES_WRITER", "").strip() or serve_default(environ)) == "thread":
+    if serve_writer(environ) == "thread":
         warnings.append(
             f"{workers} workers with CAPES_WRITER=thread each write with a writer of their own: "
             "their writes to one campaign race (on an SQLite file they take turns at it, one "
@@ -112,14 +111,12 @@ def _serve(args: argparse.Namespace) -> int:
 
     from cli import writer_hub
     from cli.read_models_process import ReadModelsProcess, wanted
-    from cli.writer_hub import WriterHub
     from projections.service import MODES, mode
 
     # The settings each worker will read, checked once here: a bad one fails in one line.
     who_opens_campaigns(os.environ)
     # Each worker's writes run in a process of its own unless told otherwise (api/writer.py).
-    os.environ.setdefault("CAPES_WRITER", serve_default(os.environ))
-    writer_mode(os.environ)
+    os.environ["CAPES_WRITER"] = serve_writer(os.environ)
     try:
         mode(os.environ)
     except ValueError as e:
@@ -135,7 +132,7 @@ def _serve(args: argparse.Namespace) -> int:
     # one writer process runs every worker's writes (cli/writer_hub.py).
     beside = [child for child in (
         ReadModelsProcess(os.environ) if wanted(os.environ) else None,
-        WriterHub(os.environ) if writer_hub.wanted(os.environ, args.workers) else None)
+        writer_hub.WriterHub(os.environ) if writer_hub.wanted(os.environ, args.workers) else None)
         if child is not None]
     if beside:
         # uvicorn, once stopped, raises again the SIGTERM that stopped it, under the handler

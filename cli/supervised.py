@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import shutil
 import subprocess
 import sys
@@ -46,15 +47,13 @@ class Supervised:
         self.starts = 0
 
     def command(self) -> tuple[list[str], dict[str, str], tuple[int, ...]]:
-        """The process's arguments, environment and the descriptors it inherits."""
+        """The process's arguments, environment and the descriptors it inherits (closed here
+        once it has them)."""
         raise NotImplementedError
 
     def ask_to_stop(self, process: subprocess.Popen[bytes]) -> None:
         """Ask the process to finish and exit (default: SIGTERM)."""
         process.terminate()
-
-    def started(self) -> None:
-        """Called after each start (the process's descriptors may be closed here)."""
 
     def start(self) -> None:
         """Start the process and the thread that starts it again if it fails."""
@@ -73,9 +72,12 @@ class Supervised:
 
     def _spawn(self) -> None:
         argv, env, fds = self.command()
-        self._process = subprocess.Popen([sys.executable, *argv], env=env, pass_fds=fds)
+        try:
+            self._process = subprocess.Popen([sys.executable, *argv], env=env, pass_fds=fds)
+        finally:
+            for fd in fds:  # the child's now: this process keeps no copy
+                os.close(fd)
         self.starts += 1
-        self.started()
 
     def _watch(self) -> None:
         retry = self.retry

@@ -42,7 +42,6 @@ class WriterHub(Supervised):
         super().__init__(environ)
         self.path = str(self.folder / "writer.sock")
         self._control: int | None = None
-        self._theirs: int | None = None
 
     def start(self) -> None:
         """Start the process and name its socket in this process's settings (which the
@@ -54,15 +53,10 @@ class WriterHub(Supervised):
         # A new pipe for each start: the writer reads its end, and stops at its end of file.
         theirs, ours = os.pipe()
         self._close_control()
-        self._control, self._theirs = ours, theirs
+        self._control = ours
         env = {k: v for k, v in self.environ.items() if k != WRITER_SOCKET}
         return (["-m", "api.writer_process", "--listen", self.path, "--control", str(theirs)],
                 env, (theirs,))
-
-    def started(self) -> None:
-        if self._theirs is not None:
-            os.close(self._theirs)
-            self._theirs = None
 
     def ask_to_stop(self, process: subprocess.Popen[bytes]) -> None:
         self._close_control()
