@@ -290,7 +290,14 @@ def main(argv: list[str] | None = None) -> None:
     listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listening.bind(args.listen)
     listening.listen(64)
-    WriterProcess(listening, os.environ, listen=True, control=args.control).run()
+    try:
+        WriterProcess(listening, os.environ, listen=True, control=args.control).run()
+    finally:
+        # Its socket, and the folder `capes serve` made for it once empty: a `capes serve`
+        # killed outright cannot remove them (as the read models' process does for its own).
+        with contextlib.suppress(OSError):
+            os.unlink(args.listen)
+            os.rmdir(os.path.dirname(args.listen))
 
 
 if __name__ == "__main__":

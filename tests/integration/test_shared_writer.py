@@ -10,6 +10,8 @@ import os
 import select
 import signal
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +26,7 @@ from application.config import WRITER_SOCKET
 from cli.writer_hub import WriterHub, wanted
 from domain.capes import commands as c
 from tests.http.helpers import RUNNING, TIMEOUT, capes_serve
-from tests.integration.test_read_models_process import eventually
+from tests.integration.test_read_models_process import ROOT, eventually
 
 
 @pytest.fixture
@@ -173,3 +175,25 @@ def test_two_workers_of_capes_serve_share_one_writer_and_stop_it_on_ctrl_c(
         assert serve.wait(60) == 0, log.read_text()
         assert not Path(f"/proc/{shared[0]}").exists()
     assert "one writer process for every worker" in log.read_text()
+
+
+def test_a_shared_writer_whose_capes_serve_is_gone_stops_and_removes_its_socket_folder(
+    tmp_path: Path,
+) -> None:
+    """``capes serve`` killed outright cannot clean up: its end of the control pipe closes,
+    and the writer process finishes, removes its socket and that folder, and exits 0."""
+    folder = tmp_path / "capes-killed"
+    folder.mkdir()
+    theirs, ours = os.pipe()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
+    env |= {"CAPES_DB": str(tmp_path / "gone.sqlite"), "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "api.writer_process", "--listen", str(folder / "writer.sock"),
+         "--control", str(theirs)], cwd=ROOT, env=env, pass_fds=(theirs,))
+    os.close(theirs)
+    try:
+        assert eventually(lambda: (folder / "writer.sock").exists()), "it listens"
+    finally:
+        os.close(ours)  # capes serve is gone
+    assert process.wait(TIMEOUT) == 0
+    assert not folder.exists()
