@@ -6,6 +6,10 @@ latency of a request is measured from its *scheduled* time (so a slow answer tha
 next requests counts against them too: no coordinated omission), and also as service time,
 from the moment it was written to the socket.
 
+With ``--disk-folder`` (the store's), the disk's control (``scripts/disk_control.py``) times an
+fsync every 20 ms meanwhile: every command waits for a commit on that disk, so its fsync times
+are a floor under the commands' latency that the server's code does not set.
+
 ``--mode game`` plays the same legal cycle as ``scripts/bench_game.lua`` (start_turn,
 roll_die, reject_roll, GET board, narrate, end_turn per turn) on the campaigns of
 ``--campaigns``; ``--mode bare`` posts the bare app's body. Prints one JSON object.
@@ -22,6 +26,9 @@ import json
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from disk_control import DiskProbe
 
 BARE_BODY = b'{"command":{"type":"narrate","text":"Meanwhile, across town","seat":1}}'
 
@@ -178,12 +185,17 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
     slots: asyncio.Queue[float | None] = asyncio.Queue()
     stats = Stats()
     shares = [campaigns[i :: args.connections] for i in range(args.connections)]
+    disk = DiskProbe(args.disk_folder) if args.disk_folder is not None else None
+    if disk is not None:
+        disk.start()
     began = time.perf_counter()
     workers = [asyncio.create_task(worker(args, slots, shares[i], stats))
                for i in range(args.connections)]
     await asyncio.wait_for(asyncio.gather(pace(args, slots), *workers),
                            timeout=args.duration + 30)
     elapsed = time.perf_counter() - began
+    if disk is not None:
+        disk.stop()
     ms = 1000.0
 
     def summary(values: list[float]) -> dict[str, float]:
@@ -198,7 +210,7 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
         "latency_ms": summary(stats.latency), "service_ms": summary(stats.service),
         "command_latency_ms": summary(stats.command_latency),
         "read_latency_ms": summary(stats.read_latency), "why": stats.why,
-    }
+    } | (disk.summary() if disk is not None else {})
 
 
 def main() -> int:
@@ -211,6 +223,8 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--campaigns", help="campaigns file (game mode)")
     parser.add_argument("--max-turns", type=int, default=280)
+    parser.add_argument("--disk-folder", type=Path, default=None,
+                        help="time an fsync every 20 ms in this folder (the store's) meanwhile")
     args = parser.parse_args()
     try:
         import uvloop  # the same event loop as the servers: less jitter of the driver's own

@@ -28,10 +28,11 @@ import re
 import resource
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from disk_control import DiskProbe
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 VERSION = re.compile(rb'"version":(\d+)')
@@ -60,38 +61,6 @@ def cpu_seconds(pids: list[int]) -> float:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         total += (int(fields[11]) + int(fields[12])) / CLK_TCK
     return total
-
-
-class DiskProbe:
-    """The control for the disk: in a thread of the driver, a 4 KiB write and an fsync every
-    20 ms to a file beside ``folder`` (the store's), each timed. A command is answered only
-    once its commit is on the disk, so a stall of the disk is a stall of every command: this
-    tells such a stall (the probe's fsyncs stall too) from one of the server's own."""
-
-    def __init__(self, folder: Path, every: float = 0.02) -> None:
-        self.folder, self.every = folder, every
-        self.ms: list[float] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(5)
-
-    def _run(self) -> None:
-        block = os.urandom(4096)
-        with tempfile.NamedTemporaryFile(dir=self.folder, prefix="fsync-probe-") as f:
-            while not self._stop.wait(self.every):
-                began = time.perf_counter()
-                f.write(block)
-                f.flush()
-                os.fsync(f.fileno())
-                self.ms.append((time.perf_counter() - began) * 1000)
-                if f.tell() > 4 * 1024 * 1024:
-                    f.seek(0)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -275,9 +244,7 @@ class Run:
             "rss_before_kib": rss0, "rss_streams_kib": rss1, "rss_after_kib": rss2,
             "kib_per_stream": (rss1 - rss0) / streams_open,
             "server_cores": cpu / wall, "client_cores": client / wall, "seconds": wall,
-            "disk_fsync_p99_ms": percentile(self.disk.ms, 99),
-            "disk_fsync_max_ms": max(self.disk.ms, default=float("nan")),
-            "disk_fsyncs_over_50_ms": sum(1 for ms in self.disk.ms if ms > 50),
+            **self.disk.summary(),
             "commands_over_50_ms": sum(1 for ms in self.command_ms if ms > 50),
             "errors": self.errors,
         }

@@ -10,11 +10,10 @@ from pathlib import Path
 from benchmarks import projections
 from benchmarks.coldload import coldload_part
 from benchmarks.common import DOC, FULL, QUICK, git_commit, machine_facts, say
-from benchmarks.http import http_part
+from benchmarks.http import TARGET_P99_MS, http_part
 from benchmarks.inprocess import inproc_part
 from benchmarks.report import (
     RANDOM_PLAY_HEADING,
-    TARGET_P99_MS,
     TARGET_RATIO,
     projection_report,
     report,
