@@ -3,8 +3,10 @@
 
 A command is answered only once its commit is on the disk, so a stall of the disk is a stall of
 every command: the control tells such a stall (its own fsyncs stall too) from one of the
-server's, and its fsync times are the floor under a command's latency that no code of this
-project sets (the same work, a commit on this disk, with the project taken out).
+server's. Its fsync times are what a commit costs on this disk at that moment, the server's own
+writes included (they share the disk): a floor under a command's latency that the server's
+Python does not set. A stall may be the disk's own (with no server running at all, it was seen
+to reach 600 ms here) or the load's.
 """
 
 from __future__ import annotations

@@ -242,8 +242,8 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
     if disk:
         add("The disk's control beside the store during each half-load round "
             "(`scripts/disk_control.py`: a 4 KiB write and an fsync every 20 ms; every command "
-            "waits for a commit on this disk, so its fsync is a floor under a command's "
-            "latency that the server's code does not set): "
+            "waits for a commit on this disk, so its fsync, the server's own writes included, is "
+            "a floor under a command's latency that the server's Python does not set): "
             + "; ".join(f"round {i + 1}: p50 {r['disk_fsync_p50_ms']:.2f} ms, p99 "
                         f"{r['disk_fsync_p99_ms']:.2f} ms, max {r['disk_fsync_max_ms']:.1f} ms, "
                         f"{r['disk_fsyncs_over_50_ms']} over 50 ms"
