@@ -294,7 +294,7 @@ def main(argv: list[str] | None = None) -> None:
         WriterProcess(listening, os.environ, listen=True, control=args.control).run()
     finally:
         # Its socket, and the folder `capes serve` made for it once empty: a `capes serve`
-        # killed outright cannot remove them (as the read models' process does for its own).
+        # killed outright cannot remove them.
         with contextlib.suppress(OSError):
             os.unlink(args.listen)
             os.rmdir(os.path.dirname(args.listen))

@@ -8,7 +8,8 @@ from the moment it was written to the socket.
 
 With ``--disk-folder`` (the store's), the disk's control (``scripts/disk_control.py``) times an
 fsync every 20 ms meanwhile: every command waits for a commit on that disk, so its fsync times
-are a floor under the commands' latency that the server's code does not set.
+(the server's own writes included) are a floor under the commands' latency that the server's
+Python does not set.
 
 ``--mode game`` plays the same legal cycle as ``scripts/bench_game.lua`` (start_turn,
 roll_die, reject_roll, GET board, narrate, end_turn per turn) on the campaigns of

@@ -7,9 +7,10 @@ server does.
 Every worker's writes go through one writer process (cli/writer_hub.py), so two more controls
 show what that writer can carry whatever the number of workers: the writer alone (the mix's
 commands from as many players as wrk has connections, each awaiting its answer, through
-``application.committer`` with no HTTP) and the store alone (the library's PostgreSQL recorder
-committing groups of that size from one thread and from two, with the project's code taken
-out: what a second committing writer could add).
+``application.committer`` with no HTTP) and the store alone (psycopg inserting groups of that
+size into a table with the events table's keys and committing, from one connection and from
+two, with the code of this project and of eventsourcing taken out: what a second committing
+writer could add).
 
 Each run: campaigns prepared over HTTP, a warm-up, then one measured ``wrk`` run of the mix
 (``scripts/bench_game.lua``; each wrk connection plays its own campaigns, so the kernel's
