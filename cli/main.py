@@ -110,6 +110,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from cli import writer_hub
+    from cli.priority import serve_priority
     from cli.read_models_process import ReadModelsProcess, wanted
     from projections.service import MODES, mode
 
@@ -122,6 +123,7 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise SettingError("CAPES_PROJECTIONS", os.environ.get("CAPES_PROJECTIONS", ""),
                            f"must be {', '.join(MODES)}") from e
+    serve_priority(os.environ)  # CAPES_READ_MODELS_PRIORITY
     for warning in workers_warnings(args.workers, os.environ):
         print(f"warning: {warning}", file=sys.stderr)
     files = raise_file_limit()

@@ -1,9 +1,10 @@
 """``capes`` subcommands of the read models (:mod:`projections`), run by the host on the store.
 
-- ``capes projections run [--name N …] [--linger S] [--poll S]``: follow the log and keep the
-  read models up to date (``capes serve`` starts one for its workers; by hand, for servers run
-  with ``CAPES_PROJECTIONS=external``), until SIGINT or SIGTERM. With
-  ``CAPES_READ_MODELS_WAKE`` (a socket path), servers waiting for a position wake it.
+- ``capes projections run [--name N …] [--linger S] [--poll S] [--priority idle]``: follow the
+  log and keep the read models up to date (``capes serve`` starts one for its workers, at
+  ``--priority idle``: :mod:`cli.priority`; by hand, for servers run with
+  ``CAPES_PROJECTIONS=external``), until SIGINT or SIGTERM. With ``CAPES_READ_MODELS_WAKE`` (a
+  socket path), servers waiting for a position wake it.
 - ``capes projections rebuild [--name N …]``: empty read models and replay the whole log into
   them, with a progress bar.
 - ``capes projections status``: each read model's position against the store's last event.
@@ -31,6 +32,7 @@ import msgspec
 from application.campaigns import open_campaigns
 from application.config import describe_store
 from cli.arguments import campaign_arg
+from cli.priority import PRIORITIES, lower_to_idle
 from projections.analytics import Analytics, Distribution
 from projections.runner import LINGER, POLL
 from projections.service import MODELS, ReadModels
@@ -68,10 +70,12 @@ def _run(args: argparse.Namespace) -> int:
     # With one, a NOTIFY is followed after the server's linger, gathering a busy table's
     # commands into one batch, and a waiting server cuts the linger short.
     linger = args.linger if args.linger is not None else (LINGER if wake else 0.0)
+    lowered = f" (priority: {lower_to_idle()})" if args.priority == "idle" else ""
     with _read_models(_names(args), linger=linger, poll=args.poll) as read_models:
         status = read_models.status()
         print(f"Following {describe_store()} for {', '.join(read_models.models)}: the store is "
-              f"at {status['head']}, the read models at {status['positions']}", flush=True)
+              f"at {status['head']}, the read models at {status['positions']}{lowered}",
+              flush=True)
         listener = None
         if wake:
             parent = int(os.environ.get(PARENT_ENV, "0") or 0)
@@ -328,6 +332,9 @@ def register(commands: Any) -> None:
     run.add_argument("--poll", type=_seconds, default=POLL,
                      help="seconds between looks at the store when nothing wakes the read "
                      "models (default %(default)s)")
+    run.add_argument("--priority", choices=PRIORITIES, default="normal",
+                     help="idle: use only the CPU other processes leave (Linux SCHED_IDLE, "
+                     "else nice 19), as `capes serve` runs them (default %(default)s)")
     run.set_defaults(run=_run)
     rebuild = named(actions.add_parser("rebuild", help="rebuild read models from the whole "
                                        "event history"))

@@ -19,6 +19,7 @@ import os
 from collections.abc import Mapping, MutableMapping
 
 from application.config import persistence_env
+from cli.priority import serve_priority
 from cli.supervised import Supervised
 from projections.service import MODE, mode
 from projections.wake import ENV as WAKE_ENV
@@ -44,10 +45,13 @@ class ReadModelsProcess(Supervised):
 
     def __init__(self, environ: MutableMapping[str, str], *, linger: float | None = None,
                  poll: float | None = None) -> None:
+        # At idle priority unless told otherwise: requests and writes first (cli/priority.py).
+        priority = serve_priority(environ)  # before the folder: a bad setting leaves none
         super().__init__(environ)
         self.wake_path = str(self.folder / "read-models.sock")
         self._options = [*(["--linger", str(linger)] if linger is not None else []),
-                         *(["--poll", str(poll)] if poll is not None else [])]
+                         *(["--poll", str(poll)] if poll is not None else []),
+                         "--priority", priority]
 
     def start(self) -> None:
         """Start the process and point this process's settings (which the workers inherit)

@@ -18,6 +18,8 @@ import httpx
 import pytest
 
 from application.campaigns import Campaigns, open_campaigns
+from application.config import SettingError
+from cli.priority import serve_priority
 from cli.read_models_process import ReadModelsProcess, wanted
 from domain.capes import commands as c
 from projections.service import ReadModels, mode, open_read_models
@@ -168,6 +170,44 @@ def test_capes_serve_answers_the_timeline_of_a_command_from_its_read_models_proc
         assert any("projections\0run" in Path(f"/proc/{child}/cmdline").read_text()
                    for child in children), log.read_text()
     assert "Read models: in a process of their own" in log.read_text()
+
+
+def test_capes_serve_runs_its_read_models_at_idle_priority_unless_told_normal() -> None:
+    """Requests and writes first: the read models take the CPU they leave (cli/priority.py)."""
+    assert serve_priority({}) == "idle"
+    assert serve_priority({"CAPES_READ_MODELS_PRIORITY": " Normal "}) == "normal"
+    with pytest.raises(SettingError, match="CAPES_READ_MODELS_PRIORITY=low: must be idle or "
+                       "normal"):
+        serve_priority({"CAPES_READ_MODELS_PRIORITY": "low"})
+    told = ReadModelsProcess({"CAPES_DB": "c.sqlite", "CAPES_READ_MODELS_PRIORITY": "normal"})
+    try:
+        assert told.command()[0][-2:] == ["--priority", "normal"]
+    finally:
+        os.rmdir(told.folder)
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="SCHED_IDLE is Linux's")
+def test_the_read_models_process_of_capes_serve_runs_at_sched_idle(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    with capes_serve({"CAPES_DB": str(tmp_path / "c.sqlite")}, log,
+                     "--log-level", "warning") as base:
+        serve = RUNNING[base].pid
+        child = int(Path(f"/proc/{serve}/task/{serve}/children").read_text().split()[0])
+        assert "projections\0run" in Path(f"/proc/{child}/cmdline").read_text()
+        assert eventually(lambda: os.sched_getscheduler(child) == os.SCHED_IDLE)
+        assert os.sched_getscheduler(serve) != os.SCHED_IDLE  # the server itself is not
+    assert "priority: SCHED_IDLE" in log.read_text()
+
+
+def test_capes_serve_refuses_a_read_models_priority_it_does_not_know(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")} | {
+        "CAPES_DB": str(tmp_path / "c.sqlite"), "CAPES_READ_MODELS_PRIORITY": "low",
+        "PYTHONPATH": str(ROOT)}
+    process = subprocess.run([sys.executable, "-m", "cli.main", "serve", "--port", "1"],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert process.returncode != 0
+    assert "CAPES_READ_MODELS_PRIORITY=low: must be idle or normal" in process.stderr
+    assert not (tmp_path / "c.sqlite").exists(), "nothing opened"
 
 
 def test_capes_serve_stopped_by_sigterm_stops_its_read_models_process_and_cleans_up(
