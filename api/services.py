@@ -226,12 +226,16 @@ async def authenticate(
     if token is None:
         raise NotAuthorizedException("a bearer token is required: Authorization: Bearer <token>")
     # Known tokens are checked in memory, on the event loop; only an unknown one costs a
-    # store read, in a worker thread (a hop per request is a good share of its time).
+    # store read, in a worker thread (a hop per request is a good share of its time). Keys
+    # past their freshness in a local store (SQLite) are confirmed on the loop by one read of
+    # their last event, and read again only if they changed.
     keyring = services.keyring
     actor = keyring.cached(campaign_id, token)
+    if actor is None and keyring.local:
+        actor = keyring.confirmed(campaign_id, token)
     if actor is None:
         actor = await in_thread(keyring.authenticate, campaign_id, token)
-    elif keyring.due(campaign_id):
+    elif not keyring.local and keyring.due(campaign_id):
         # Read again before they go stale, without making this request wait for it.
         services.background(in_thread(keyring.refresh, campaign_id))
     if actor is None:
