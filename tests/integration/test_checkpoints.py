@@ -114,6 +114,41 @@ def test_a_log_grown_past_its_bound_starts_again_from_its_beginning(
         app.close()
 
 
+def test_a_restart_that_finds_a_reader_in_the_log_gives_up_at_once_and_holds_no_writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """It never sleeps in SQLite's busy handler while every writer waits for it: it tries
+    again after a pause, and a log past its hard bound is restarted waiting, as before."""
+    monkeypatch.setattr(sqlite_store, "MAX_LOG_PAGES", 1)
+    monkeypatch.setattr(sqlite_store, "RESTART_TRIES", 3)
+    monkeypatch.setattr(sqlite_store, "RESTART_WAIT_AT", 10**9)  # never past the hard bound
+    db = tmp_path / "c.sqlite"
+    app = open_campaigns({"CAPES_DB": str(db)})
+    checkpointer = app.checkpointer
+    assert checkpointer is not None
+    checkpointer.stop()  # this test checkpoints by itself
+    reader = sqlite3.connect(db, isolation_level=None)
+    try:
+        a_campaign_with_moves(app)
+        reader.execute("BEGIN")
+        reader.execute("SELECT COUNT(*) FROM stored_events").fetchone()  # a reader in the log
+        cid = app.create(c.CreateCampaign(name="Read meanwhile")).campaign_id
+        with sqlite3.connect(db, timeout=5.0) as connection:
+            began = time.monotonic()
+            busy, _, _ = checkpointer.checkpoint(connection)
+            assert (busy, checkpointer.restarts) == (1, 0)
+            # Not the connection's busy timeout (5 s) waited out: three tries, two pauses.
+            assert time.monotonic() - began < 2.5, "it did not wait for the reader"
+            app.execute(cid, c.SeatPlayer(name="Ana"))  # the writer goes on
+            reader.execute("COMMIT")
+            busy, _, _ = checkpointer.checkpoint(connection)
+            assert (busy, checkpointer.restarts) == (0, 1)
+        assert app.get(cid).state.name == "Read meanwhile"
+    finally:
+        reader.close()
+        app.close()
+
+
 def test_one_process_checkpoints_a_file_and_another_takes_over_when_it_stops(
     tmp_path: Path,
 ) -> None:
