@@ -43,8 +43,11 @@ Body = Callable[[ReadModels, argparse.Namespace], int]
 
 
 @contextmanager
-def _read_models(names: list[str] | None = None, **kwargs: Any) -> Iterator[ReadModels]:
+def _read_models(names: list[str] | None = None, *, checkpoints: bool = True,
+                 **kwargs: Any) -> Iterator[ReadModels]:
     app = open_campaigns()
+    if not checkpoints and app.checkpointer is not None:
+        app.checkpointer.stop()  # never this process's: see _run
     read_models: ReadModels | None = None
     try:
         read_models = ReadModels(app, names, runs=True, **kwargs)
@@ -70,8 +73,13 @@ def _run(args: argparse.Namespace) -> int:
     # With one, a NOTIFY is followed after the server's linger, gathering a busy table's
     # commands into one batch, and a waiting server cuts the linger short.
     linger = args.linger if args.linger is not None else (LINGER if wake else 0.0)
-    lowered = f" (priority: {lower_to_idle()})" if args.priority == "idle" else ""
-    with _read_models(_names(args), linger=linger, poll=args.poll) as read_models:
+    idle = args.priority == "idle"
+    lowered = f" (priority: {lower_to_idle()})" if idle else ""
+    # At idle priority this process never checkpoints the campaigns' SQLite file (the
+    # servers' processes do): a restart of its log holds every writer while it runs, and a
+    # process that gets the CPU only when nothing else wants it must hold nobody.
+    with _read_models(_names(args), linger=linger, poll=args.poll,
+                      checkpoints=not idle) as read_models:
         status = read_models.status()
         print(f"Following {describe_store()} for {', '.join(read_models.models)}: the store is "
               f"at {status['head']}, the read models at {status['positions']}{lowered}",

@@ -4,6 +4,7 @@ projections.wake, issue 15)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import subprocess
@@ -17,6 +18,7 @@ from uuid import UUID
 import httpx
 import pytest
 
+from application import sqlite_store
 from application.campaigns import Campaigns, open_campaigns
 from application.config import SettingError
 from cli.priority import serve_priority
@@ -197,6 +199,39 @@ def test_the_read_models_process_of_capes_serve_runs_at_sched_idle(tmp_path: Pat
         assert eventually(lambda: os.sched_getscheduler(child) == os.SCHED_IDLE)
         assert os.sched_getscheduler(serve) != os.SCHED_IDLE  # the server itself is not
     assert "priority: SCHED_IDLE" in log.read_text()
+
+
+@pytest.mark.parametrize("priority, checkpoints", [("normal", True), ("idle", False)])
+def test_the_read_models_process_at_idle_priority_never_checkpoints_the_campaigns_file(
+    store: tuple[dict[str, str], Campaigns], priority: str, checkpoints: bool,
+) -> None:
+    """A restart of the log holds every writer while it runs: never by a process that gets the
+    CPU only when nothing else wants it. The servers' processes checkpoint the file."""
+    environ, app = store
+    app.close()  # this test's own process must not claim the file either
+    lock = sqlite_store.lock_path(environ["CAPES_DB"])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")} | environ | {
+        "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "cli.main", "projections", "run",
+                                "--priority", priority], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        assert "Following" in process.stdout.readline()
+        time.sleep(3 * sqlite_store.CHECKPOINT_EVERY)  # its checkpointer's rounds, if any
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held = False
+            except OSError:
+                held = True
+        finally:
+            os.close(fd)
+        assert held == checkpoints
+    finally:
+        process.terminate()
+        process.wait(30)
 
 
 def test_capes_serve_refuses_a_read_models_priority_it_does_not_know(tmp_path: Path) -> None:
