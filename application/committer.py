@@ -33,14 +33,12 @@ from queue import Empty, SimpleQueue
 from typing import Any, TypeVar
 from uuid import UUID
 
-from eventsourcing.popo import POPOApplicationRecorder
-
 from .aggregate import Campaign
 from .campaigns import Campaigns, Outcome, Staged
 from .errors import CampaignConflict
 from .integrity import Integrity
 from .postgres_store import CampaignsPostgresRecorder
-from .sqlite_store import CampaignsSQLiteRecorder
+from .sqlite_store import local
 from .store_watch import StoreWatch
 
 log = logging.getLogger(__name__)
@@ -110,8 +108,7 @@ class Committer:
         self._verified_at = -math.inf
         #: A store a reader may ask on its own thread: an SQLite file or memory, never a
         #: server over the network (the event loop would wait for it).
-        self._local_store = isinstance(campaigns.recorder,
-                                       (CampaignsSQLiteRecorder, POPOApplicationRecorder))
+        self._local_store = local(campaigns.recorder)
         #: When a query last asked for a campaign of now (the writer then keeps up to date).
         self._asked_at = -math.inf
         #: Commands and groups committed (for the figures of scripts/bench and the tests).

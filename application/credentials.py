@@ -20,12 +20,11 @@ from uuid import UUID
 import msgspec
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import Aggregate, event
-from eventsourcing.popo import POPOApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 from eventsourcing.utils import EnvType, get_topic, register_topic
 
 from .schema_lock import creating_tables
-from .sqlite_store import checkpoint_elsewhere
+from .sqlite_store import checkpoint_elsewhere, local
 
 # Stores written before the layout of issue 10 name this module's aggregate events by their
 # old module ("api.credentials:…"): they resolve here.
@@ -171,10 +170,9 @@ class Keyring(Application[UUID]):
 
     @property
     def local(self) -> bool:
-        """Whether the keys live in this process's memory or in an SQLite file: a look at
-        them takes some microseconds and may be made on the event loop (not over a
-        network)."""
-        return isinstance(self.recorder, (SQLiteApplicationRecorder, POPOApplicationRecorder))
+        """Whether the keys are in a local store (:func:`~application.sqlite_store.local`):
+        a look at them may be made on the event loop."""
+        return local(self.recorder)
 
     def confirmed(self, campaign_id: UUID, token: str) -> Actor | None:
         """Who ``token`` is, from keys in memory that are past :attr:`fresh_for` but still the

@@ -34,7 +34,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import IntegrityError, OperationalError, StoredEvent
+from eventsourcing.persistence import (
+    IntegrityError,
+    OperationalError,
+    Recorder,
+    StoredEvent,
+)
+from eventsourcing.popo import POPOApplicationRecorder
 from eventsourcing.sqlite import (
     SQLiteApplicationRecorder,
     SQLiteConnection,
@@ -135,6 +141,13 @@ RESTART_PAUSE = 0.002
 #: A log this many times :data:`MAX_LOG_PAGES` long is started again even if that means
 #: waiting for the readers (the file must not grow without end).
 RESTART_WAIT_AT = 4
+
+
+def local(recorder: Recorder) -> bool:
+    """Whether ``recorder`` keeps its events in an SQLite file or in this process's memory: a
+    read of it takes some microseconds and may be made on an event loop's thread (never one
+    of a server over the network, which the loop would wait for)."""
+    return isinstance(recorder, (SQLiteApplicationRecorder, POPOApplicationRecorder))
 
 
 def on_each_connection(datastore: SQLiteDatastore, statement: str) -> None:
@@ -280,13 +293,14 @@ class Checkpointer:
         busy = pages = done = 0
         connection.execute(f"PRAGMA busy_timeout={5000 if wait else 0}")
         try:
-            for _ in range(1 if wait else RESTART_TRIES):
+            for attempt in range(1 if wait else RESTART_TRIES):
+                if attempt:
+                    time.sleep(RESTART_PAUSE)  # the writers and readers go on meanwhile
                 busy, pages, done = connection.execute(
                     "PRAGMA wal_checkpoint(RESTART)").fetchone()
                 if not busy:
                     self.restarts += 1
                     break
-                time.sleep(RESTART_PAUSE)
         finally:
             connection.execute("PRAGMA busy_timeout=5000")
         return busy, pages, done
