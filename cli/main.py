@@ -19,6 +19,7 @@ import os
 import signal
 import sys
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from eventsourcing.persistence import InterfaceError, OperationalError
 
@@ -106,6 +107,20 @@ def workers_warnings(workers: int, environ: Mapping[str, str]) -> list[str]:
 SHUTDOWN_GRACE = 3
 
 
+def server_options(args: argparse.Namespace) -> dict[str, Any]:
+    """What ``capes serve`` gives ``uvicorn.run`` besides the app."""
+    return {
+        "host": args.host, "port": args.port, "workers": args.workers,
+        "log_level": args.log_level,
+        # The access log is written at level info: below it, every request still paid for
+        # building its line (client address, path) before the logger dropped it.
+        "access_log": args.log_level in ("trace", "debug", "info"),
+        "timeout_graceful_shutdown": SHUTDOWN_GRACE,
+        # Each answer in one write (api/one_write.py), named by its path: cli imports no api.
+        "http": "api.one_write:OneWriteProtocol",
+    }
+
+
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -146,12 +161,7 @@ def _serve(args: argparse.Namespace) -> int:
         child.start()
         print(child.banner.format(pid=child.pid), flush=True)
     try:
-        # The access log is written at level info: below it, every request still paid for
-        # building its line (client address, path) before the logger dropped it.
-        uvicorn.run("api.app:create_server", factory=True, host=args.host, port=args.port,
-                    workers=args.workers, log_level=args.log_level,
-                    access_log=args.log_level in ("trace", "debug", "info"),
-                    timeout_graceful_shutdown=SHUTDOWN_GRACE)
+        uvicorn.run("api.app:create_server", factory=True, **server_options(args))
     finally:
         # The writer first: it finishes what the workers sent before they stopped.
         for child in reversed(beside):

@@ -24,6 +24,7 @@ import uvicorn
 
 from api import app as server
 from api import services
+from api.one_write import OneWriteProtocol
 from api.routes import play
 from api.schemas import Applied
 
@@ -50,5 +51,6 @@ if __name__ == "__main__":
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
+    # Served as `capes serve` serves the game: each answer in one write.
     uvicorn.run(server.create_server, factory=True, host=args.host, port=args.port, workers=1,
-                log_level="warning")
+                log_level="warning", http=OneWriteProtocol)

@@ -44,6 +44,17 @@ from benchmarks.common import (
 )
 from benchmarks.mix import mix_setup
 
+#: How ``capes serve`` serves the game (``api/one_write.py``: each answer in one write). The
+#: controls of the game's routes are served the same way; the bare route both ways.
+ONE_WRITE = ("--http", "api.one_write:OneWriteProtocol")
+
+
+def uvicorn_argv(app: str, port: int, *, workers: int = 1, one_write: bool = True) -> list[str]:
+    """``python -m uvicorn`` serving ``app`` of ``scripts/`` on ``port``."""
+    return [sys.executable, "-m", "uvicorn", "--app-dir", str(SCRIPTS), app, "--host", HOST,
+            "--port", str(port), "--workers", str(workers), "--log-level", "warning",
+            *(ONE_WRITE if one_write else ())]
+
 # -- campaigns for the game mix ---------------------------------------------------------------
 
 
@@ -347,23 +358,25 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
             "PYTHONPATH": str(ROOT)}
     game_argv = [sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port",
                  str(game_port), "--workers", "1", "--log-level", "warning"]
-    bare_argv = [sys.executable, "-m", "uvicorn", "--app-dir", str(SCRIPTS), "bare_app:app",
-                 "--host", HOST, "--port", str(bare_port), "--workers", "1",
-                 "--log-level", "warning"]
-    lean_port = free_port()
-    lean_argv = [sys.executable, "-m", "uvicorn", "--app-dir", str(SCRIPTS), "lean_app:app",
-                 "--host", HOST, "--port", str(lean_port), "--workers", "1",
-                 "--log-level", "warning"]
+    bare_argv = uvicorn_argv("bare_app:app", bare_port, one_write=False)
+    bare_one_port, lean_port, lean_store_port = free_port(), free_port(), free_port()
+    bare_one_argv = uvicorn_argv("bare_app:app", bare_one_port)
+    lean_argv = uvicorn_argv("lean_app:app", lean_port)
+    lean_store_argv = uvicorn_argv("lean_app:app", lean_store_port)
     out: dict[str, Any] = {"game_argv": game_argv, "bare_argv": bare_argv,
-                           "lean_argv": lean_argv, "connections": conns}
+                           "bare_one_argv": bare_one_argv, "lean_argv": lean_argv,
+                           "lean_store_argv": lean_store_argv, "connections": conns}
     servers: list[subprocess.Popen[bytes]] = []
     try:
         game = start_server(game_argv, env, tmp / "game-server.log")
         servers.append(game)
         bare = start_server(bare_argv, env, tmp / "bare-server.log")
         servers.append(bare)
+        bare_one = start_server(bare_one_argv, env, tmp / "bare-one-server.log")
+        servers.append(bare_one)
         wait_ready(game, game_port, tmp / "game-server.log")
         wait_ready(bare, bare_port, tmp / "bare-server.log")
+        wait_ready(bare_one, bare_one_port, tmp / "bare-one-server.log")
         say(f"servers up: capes serve on :{game_port} (pid {game.pid}), bare app on "
             f":{bare_port} (pid {bare.pid})")
 
@@ -389,47 +402,55 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
         lean = start_server(lean_argv, env | {"CAPES_LEAN_CAMPAIGNS": str(every)},
                             tmp / "lean-server.log")
         servers.append(lean)
+        # The control with a store: the same routes, each command answered once its events
+        # are committed to an SQLite file on the same disk (as in the half load's control).
+        lean_store = start_server(lean_store_argv, env | {
+            "CAPES_LEAN_CAMPAIGNS": str(every),
+            "CAPES_LEAN_STORE": str(tmp / "lean-store-mix.sqlite")}, tmp / "lean-store.log")
+        servers.append(lean_store)
         wait_ready(lean, lean_port, tmp / "lean-server.log")
+        wait_ready(lean_store, lean_store_port, tmp / "lean-store.log")
         lean_args = [str(conns), str(10**9)]  # it never refuses: no campaign retires
 
-        pids = [game.pid, bare.pid, lean.pid]
+        pids = [game.pid, bare.pid, bare_one.pid, lean.pid, lean_store.pid]
+        # Each round runs every server once, in this order: (key, what, port, wrk's script,
+        # its arguments for the round's campaigns).
+        contenders: list[tuple[str, str, int, str, Any]] = [
+            ("bare", "bare", bare_port, "bench_bare.lua", None),
+            ("bare_one", "bare, each answer in one write", bare_one_port, "bench_bare.lua",
+             None),
+            ("lean", "control (lean app), the mix", lean_port, "bench_game.lua",
+             lambda campaigns: [str(campaigns), *lean_args]),
+            ("lean_store", "control with a store, the mix", lean_store_port,
+             "bench_game.lua", lambda campaigns: [str(campaigns), *lean_args]),
+            ("game", "game mix", game_port, "bench_game.lua",
+             lambda campaigns: [str(campaigns), *game_args]),
+        ]
         out["quiet"] = wait_quiet(p["quiet_wait"])
         say(f"wrk warm-up, {p['warmup_seconds']}s each")
-        run_wrk(bare_port, "bench_bare.lua", p["warmup_seconds"], conns)
-        run_wrk(lean_port, "bench_game.lua", p["warmup_seconds"], conns,
-                [str(sets["warmup"]), *lean_args])
-        run_wrk(game_port, "bench_game.lua", p["warmup_seconds"], conns,
-                [str(sets["warmup"]), *game_args])
-        out["bare_runs"], out["game_runs"], out["lean_runs"] = [], [], []
+        for _, _, port, script, args in contenders:
+            run_wrk(port, script, p["warmup_seconds"], conns,
+                    None if args is None else args(sets["warmup"]))
+        for key, *_ in contenders:
+            out[f"{key}_runs"] = []
         for round_ in range(p["rounds"]):
             if round_:
                 wait_quiet(p["round_quiet_wait"])
             say(f"wrk round {round_ + 1} of {p['rounds']}: {p['http_seconds']}s each")
-            watch = CpuWatch(pids)
-            bare_max = run_wrk(bare_port, "bench_bare.lua", p["http_seconds"], conns)
-            bare_max |= {"cpu": watch.stop()}
-            out["bare_runs"].append(bare_max)
-            say(f"  bare: {bare_max['rps']:.0f} req/s, p50 {bare_max['p50_us'] / 1000:.2f} "
-                f"ms, p99 {bare_max['p99_us'] / 1000:.2f} ms; {cpu_text(bare_max['cpu'])}")
-            watch = CpuWatch(pids)
-            lean_max = run_wrk(lean_port, "bench_game.lua", p["http_seconds"], conns,
-                               [str(sets[f"max{round_ + 1}"]), *lean_args])
-            lean_max |= {"cpu": watch.stop()}
-            out["lean_runs"].append(lean_max)
-            say(f"  control (lean app), the mix: {lean_max['rps']:.0f} req/s "
-                f"({lean_max['commands_per_s']:.0f} commands/s), p99 "
-                f"{lean_max['p99_us'] / 1000:.2f} ms")
-            watch = CpuWatch(pids, loop=game.pid)
-            game_max = run_wrk(game_port, "bench_game.lua", p["http_seconds"], conns,
-                               [str(sets[f"max{round_ + 1}"]), *game_args])
-            game_max |= {"cpu": watch.stop()}
-            out["game_runs"].append(game_max)
-            say(f"  game mix: {game_max['rps']:.0f} req/s ({game_max['commands_per_s']:.0f} "
-                f"commands/s), p50 {game_max['p50_us'] / 1000:.2f} ms, "
-                f"p99 {game_max['p99_us'] / 1000:.2f} ms, refused {game_max['bad']}; "
-                f"{cpu_text(game_max['cpu'])}")
+            for key, what, port, script, args in contenders:
+                watch = CpuWatch(pids, loop=game.pid if key == "game" else None)
+                run = run_wrk(port, script, p["http_seconds"], conns,
+                              None if args is None else args(sets[f"max{round_ + 1}"]))
+                run |= {"cpu": watch.stop()}
+                out[f"{key}_runs"].append(run)
+                say(f"  {what}: {run['rps']:.0f} req/s ({run['commands_per_s']:.0f} "
+                    f"commands/s), p50 {run['p50_us'] / 1000:.2f} ms, p99 "
+                    f"{run['p99_us'] / 1000:.2f} ms, refused {run['bad']}; "
+                    f"{cpu_text(run['cpu'])}")
         out["bare_max"] = max(out["bare_runs"], key=lambda r: r["rps"])
+        out["bare_one_max"] = max(out["bare_one_runs"], key=lambda r: r["rps"])
         out["lean_max"] = max(out["lean_runs"], key=lambda r: r["ok_rps"])
+        out["lean_store_max"] = max(out["lean_store_runs"], key=lambda r: r["ok_rps"])
         out["game_max"] = game_max = max(out["game_runs"], key=lambda r: r["ok_rps"])
 
         # Board reads alone, of mid-scene campaigns: the game server against the control.
@@ -508,8 +529,7 @@ def store_control(p: dict[str, Any], tmp: Path, env: dict[str, str], campaigns: 
     (``CAPES_LEAN_STORE``), paced at the game's half-load rate with the disk's control beside
     it: the latency of the framework and the store on this machine without the game."""
     port = free_port()
-    argv = [sys.executable, "-m", "uvicorn", "--app-dir", str(SCRIPTS), "lean_app:app",
-            "--host", HOST, "--port", str(port), "--workers", "1", "--log-level", "warning"]
+    argv = uvicorn_argv("lean_app:app", port)
     server = start_server(argv, env | {"CAPES_LEAN_CAMPAIGNS": str(campaigns),
                                        "CAPES_LEAN_STORE": str(tmp / "lean-store.sqlite")},
                           tmp / "lean-store-server.log")

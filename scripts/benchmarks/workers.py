@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks import SCRIPTS
+from benchmarks import ROOT
 from benchmarks.common import (
     HOST,
     CpuWatch,
@@ -36,7 +36,7 @@ from benchmarks.common import (
     wait_quiet,
     wait_ready,
 )
-from benchmarks.http import prepare_campaigns, run_wrk, write_campaigns
+from benchmarks.http import prepare_campaigns, run_wrk, uvicorn_argv, write_campaigns
 from benchmarks.inprocess import inproc_setup, writer_cycle
 from benchmarks.tables import POSTGRES, REDIS, drop_schema, fresh_schema, reachable
 
@@ -74,7 +74,7 @@ def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
         return {"skipped": "PostgreSQL or Redis not reachable"}
     say("Several workers on PostgreSQL: the game mix and the control, 1 and 2 workers")
     base = {k: v for k, v in os.environ.items() if k not in ("CAPES_DB",)}
-    base |= {"CAPES_RATE_LIMIT": "0"}
+    base |= {"CAPES_RATE_LIMIT": "0", "PYTHONPATH": str(ROOT)}
     per_run = p["campaigns_per_run"]
     out: dict[str, Any] = {}
     shared: dict[str, Path] = {}
@@ -105,9 +105,7 @@ def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
         *shared["warm"].read_text().splitlines(), *shared["measured"].read_text().splitlines()])
     for workers in (1, 2):
         port = free_port()
-        argv = [sys.executable, "-m", "uvicorn", "--app-dir", str(SCRIPTS), "lean_app:app",
-                "--host", HOST, "--port", str(port), "--workers", str(workers),
-                "--log-level", "warning"]
+        argv = uvicorn_argv("lean_app:app", port, workers=workers)
         out[f"lean{workers}"] = _run(
             argv, base | {"CAPES_LEAN_CAMPAIGNS": str(every)}, port, tmp,
             f"control (lean), {workers} worker(s)", p,
