@@ -49,6 +49,10 @@ from benchmarks.mix import mix_setup
 ONE_WRITE = ("--http", "api.one_write:OneWriteProtocol")
 
 
+#: Cores other processes may use when a run of a round begins (see :func:`wait_quiet`).
+QUIET_BEFORE_RUN = 0.1
+
+
 def uvicorn_argv(app: str, port: int, *, workers: int = 1, one_write: bool = True) -> list[str]:
     """``python -m uvicorn`` serving ``app`` of ``scripts/`` on ``port``."""
     return [sys.executable, "-m", "uvicorn", "--app-dir", str(SCRIPTS), app, "--host", HOST,
@@ -434,10 +438,11 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
         for key, *_ in contenders:
             out[f"{key}_runs"] = []
         for round_ in range(p["rounds"]):
-            if round_:
-                wait_quiet(p["round_quiet_wait"])
             say(f"wrk round {round_ + 1} of {p['rounds']}: {p['http_seconds']}s each")
             for key, what, port, script, args in contenders:
+                # What the run before left to the kernel (writing back a store's pages) or to
+                # a server (its read models catching up) must not run under this one.
+                wait_quiet(p["round_quiet_wait"], threshold=QUIET_BEFORE_RUN)
                 watch = CpuWatch(pids, loop=game.pid if key == "game" else None)
                 run = run_wrk(port, script, p["http_seconds"], conns,
                               None if args is None else args(sets[f"max{round_ + 1}"]))

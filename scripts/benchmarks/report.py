@@ -8,7 +8,13 @@ from typing import Any
 
 from application.campaigns import SNAPSHOT_INTERVAL
 from benchmarks.common import HOST
-from benchmarks.http import HALF_EXTRA, PROFILE_RATE, TARGET_P99_MS, WALL_RATE
+from benchmarks.http import (
+    HALF_EXTRA,
+    PROFILE_RATE,
+    QUIET_BEFORE_RUN,
+    TARGET_P99_MS,
+    WALL_RATE,
+)
 
 #: The issue's targets.
 TARGET_RATIO = 0.5
@@ -326,7 +332,10 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
         "they count it: no coordinated omission). The driver is Python: the bare route "
         "paced at the same rate shows what the driver adds by itself.")
     add("- Each round of wrk runs, in turn, the bare route, the bare route served in one "
-        "write, the control, the control with a store and the game.")
+        "write, the control, the control with a store and the game; before each, the script "
+        f"waits (up to {p['round_quiet_wait']} s) until other processes use under "
+        f"{QUIET_BEFORE_RUN} cores, so that what a run leaves behind (the kernel writing a "
+        "store's pages back, a server's read models catching up) does not slow the next.")
     add("- The control with a store (the mix, and at half load): `scripts/lean_app.py` (the "
         "game's routes in their shape, no game) with `CAPES_LEAN_STORE`, which answers a "
         "command only once its three events (the game's stored bytes) are committed to an "
