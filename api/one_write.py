@@ -6,12 +6,17 @@ client each take in one at a time. That second write is a good share of a small 
 cost: in a probe, the bare route of ``scripts/bench`` answered 4,977 to 5,828 requests/s
 with one write against 4,128 to 4,324 with two (alternated, one worker, 16 connections).
 
-Here the writes a connection gets during one turn of the event loop are held until the end of
-that turn, then sent together in one write. An answer whose head and body are sent in the
-same turn goes out as one segment, and that is every answer except a stream's.
+Here a write waits for the next one: the two go out together, at once, in one write. An
+answer's head waits for its body, which uvicorn writes in the same step of the answer's task
+(every answer but a stream's), and so each answer is one segment, sent the moment its body is.
 
-Nothing waits longer than the turn under way. A stream's head goes out at the end of its turn,
-even when its first event comes later. Closing a connection first sends what is held.
+A write that no other follows waits at most until the end of the event loop's turn. So a
+stream's head goes out at the end of its turn even if its first event comes later, and so
+does a lone write. Closing a connection first sends what is held.
+
+Why not hold every write of a turn until its end (tried first): a turn ends after every task
+step queued in it, under load many requests' handlers, and each answer would wait for all of
+them. Here nothing of an answer leaves later than uvicorn would send its body.
 """
 
 from __future__ import annotations
@@ -26,38 +31,45 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 PROTOCOL = "api.one_write:OneWriteProtocol"
 
 
-class TurnWrites:
-    """A transport whose writes are held until the end of the event loop's turn, then sent in
-    one write. Everything else is the wrapped transport's own."""
+class PairedWrites:
+    """A transport whose writes go out two at a time: a write is held until the next one,
+    and both are then sent in one write; one that no other follows is sent at the end of
+    the event loop's turn. Everything else is the wrapped transport's own."""
 
     __slots__ = ("_held", "_loop", "_transport")
 
     def __init__(self, transport: asyncio.Transport,
                  loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._transport = transport
-        self._held: list[bytes] = []
+        self._held: bytes | None = None
         self._loop = loop or asyncio.get_running_loop()
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
-        if not self._held:
+        held = self._held
+        if held is None:
+            # A bytearray could change after this call returns (asyncio's transports copy it).
+            self._held = data if type(data) is bytes else bytes(data)
             self._loop.call_soon(self.flush)
-        # A bytearray could change after this call returns (asyncio's transports copy it too).
-        self._held.append(data if type(data) is bytes else bytes(data))
+            return
+        self._held = None
+        if not self._transport.is_closing():
+            self._transport.write(held + data)
 
     def writelines(self, lines: Any) -> None:
         for data in lines:
             self.write(data)
 
     def flush(self) -> None:
-        """Send what is held, in one write (nothing to a transport already closing)."""
+        """Send what is held (nothing to a transport already closing)."""
         held = self._held
-        if held:
-            self._held = []
+        if held is not None:
+            self._held = None
             if not self._transport.is_closing():
-                self._transport.write(held[0] if len(held) == 1 else b"".join(held))
+                self._transport.write(held)
 
     def get_write_buffer_size(self) -> int:
-        return self._transport.get_write_buffer_size() + sum(map(len, self._held))
+        held = 0 if self._held is None else len(self._held)
+        return self._transport.get_write_buffer_size() + held
 
     def write_eof(self) -> None:
         self.flush()
@@ -68,7 +80,7 @@ class TurnWrites:
         self._transport.close()
 
     def abort(self) -> None:
-        self._held = []
+        self._held = None
         self._transport.abort()
 
     def __getattr__(self, name: str) -> Any:
@@ -76,7 +88,7 @@ class TurnWrites:
 
 
 class OneWriteProtocol(HttpToolsProtocol):
-    """uvicorn's ``httptools`` protocol, on a :class:`TurnWrites` transport."""
+    """uvicorn's ``httptools`` protocol, on a :class:`PairedWrites` transport."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(TurnWrites(transport, self.loop))  # type: ignore[arg-type]
+        super().connection_made(PairedWrites(transport, self.loop))  # type: ignore[arg-type]

@@ -85,10 +85,12 @@ def say(text: str = "") -> None:
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-def _machine() -> tuple[int, int]:
-    """(busy, total) jiffies of all cores, from /proc/stat."""
+def _machine() -> tuple[int, int, int]:
+    """(busy, total, stolen) jiffies of all cores, from /proc/stat. Stolen: the time the
+    hypervisor gave this machine's cores to other machines (a virtual machine's neighbours);
+    it counts as busy, with other processes."""
     values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-    return sum(values) - values[3] - values[4], sum(values)
+    return sum(values) - values[3] - values[4], sum(values), values[7]
 
 
 def _process_seconds(pid: int, thread: int | None = None) -> float:
@@ -154,13 +156,15 @@ class CpuWatch:
 
     def stop(self) -> dict[str, float]:
         wall = time.monotonic() - self.t0
-        busy1 = _machine()[0]
+        busy1, _, stolen1 = _machine()
         busy = (busy1 - self.machine0[0]) / CLK_TCK
+        stolen = (stolen1 - self.machine0[2]) / CLK_TCK
         servers = sum(_process_seconds(pid) for pid in self.servers) - self.servers0
         ours = _ours() - self.ours0
         cores = {"seconds": wall, "busy_cores": busy / wall, "server_cores": servers / wall,
                  "client_cores": ours / wall,
-                 "other_cores": max(0.0, busy - servers - ours) / wall}
+                 "other_cores": max(0.0, busy - servers - ours) / wall,
+                 "stolen_cores": stolen / wall}
         if self.loop is not None:
             cores["loop_cores"] = (_process_seconds(self.loop, self.loop) - self.loop0) / wall
         if self.writer is not None:
@@ -188,7 +192,13 @@ def wait_quiet(limit: float, threshold: float = 0.3) -> dict[str, float]:
 
 def cpu_text(cpu: dict[str, float]) -> str:
     return (f"cores used: servers {cpu['server_cores']:.2f}, load generator "
-            f"{cpu['client_cores']:.2f}, other processes {cpu['other_cores']:.2f}")
+            f"{cpu['client_cores']:.2f}, other processes {cpu['other_cores']:.2f}"
+            f"{_stolen(cpu)}")
+
+
+def _stolen(cpu: dict[str, float]) -> str:
+    stolen = cpu.get("stolen_cores", 0.0)
+    return f" (of which stolen by the host: {stolen:.2f})" if stolen >= 0.005 else ""
 
 
 def free_port() -> int:

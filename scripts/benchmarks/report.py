@@ -26,7 +26,9 @@ RANDOM_PLAY_HEADING = "## Random play: no game freezes"
 
 
 def cores(cpu: dict[str, float]) -> str:
-    return f"{cpu['server_cores']:.2f} / {cpu['client_cores']:.2f} / {cpu['other_cores']:.2f}"
+    stolen = cpu.get("stolen_cores", 0.0)
+    return (f"{cpu['server_cores']:.2f} / {cpu['client_cores']:.2f} / "
+            f"{cpu['other_cores']:.2f}" + (f" ({stolen:.2f} stolen)" if stolen >= 0.005 else ""))
 
 
 def fmt_ms(us: float) -> str:
@@ -67,7 +69,8 @@ def report(facts: dict[str, str], p: dict[str, Any], quick: bool, h: dict[str, A
     add("- The servers, the load generator and any other work on the machine share these "
         "cores. Other processes (not this benchmark's) are measured during every run and "
         "shown beside its figures: when they take a core, every figure here is worse than "
-        "on a quiet machine.")
+        "on a quiet machine. On a virtual machine that includes the time the host gave its "
+        "cores to other machines (steal, from `/proc/stat`), shown apart where there was any.")
     add("")
     if not http_ok:
         add("## HTTP")

@@ -16,7 +16,7 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
-from api.one_write import PROTOCOL, OneWriteProtocol, TurnWrites
+from api.one_write import PROTOCOL, OneWriteProtocol, PairedWrites
 from cli.main import server_options
 
 REQUEST = b"GET / HTTP/1.1\r\nHost: table\r\n\r\n"
@@ -70,28 +70,32 @@ def run(test: Callable[[], Awaitable[None]]) -> None:
 # -- the transport ------------------------------------------------------------------------------
 
 
-def test_the_writes_of_one_turn_go_out_together_at_its_end() -> None:
+def test_a_write_waits_for_the_next_and_the_two_go_out_at_once_in_one_write() -> None:
     async def test() -> None:
         wire = Recording()
-        held = TurnWrites(wire)
+        held = PairedWrites(wire)
         held.write(b"HTTP/1.1 200 OK\r\n\r\n")
-        held.write(b"{}")
         assert wire.writes == []
-        await turns(1)
+        held.write(b"{}")
+        assert wire.writes == [b"HTTP/1.1 200 OK\r\n\r\n{}"]
+        await turns()
         assert wire.writes == [b"HTTP/1.1 200 OK\r\n\r\n{}"]
 
     run(test)
 
 
-def test_a_write_in_a_later_turn_is_a_write_of_its_own() -> None:
+def test_a_write_that_no_other_follows_goes_out_at_the_end_of_the_turn() -> None:
     async def test() -> None:
         wire = Recording()
-        held = TurnWrites(wire)
+        held = PairedWrites(wire)
         held.write(b"head")
+        assert wire.writes == []
         await turns(1)
-        held.writelines([b"event 1", b"event 2"])
-        await turns(1)
+        assert wire.writes == [b"head"]
+        held.writelines([b"event 1", b"event 2", b"event 3"])
         assert wire.writes == [b"head", b"event 1event 2"]
+        await turns(1)
+        assert wire.writes == [b"head", b"event 1event 2", b"event 3"]
 
     run(test)
 
@@ -99,7 +103,7 @@ def test_a_write_in_a_later_turn_is_a_write_of_its_own() -> None:
 def test_closing_sends_what_is_held_first() -> None:
     async def test() -> None:
         wire = Recording()
-        held = TurnWrites(wire)
+        held = PairedWrites(wire)
         held.write(b"last words")
         held.close()
         assert (wire.writes, wire.closed) == ([b"last words"], True)
@@ -112,7 +116,7 @@ def test_closing_sends_what_is_held_first() -> None:
 def test_an_abort_drops_what_is_held() -> None:
     async def test() -> None:
         wire = Recording()
-        held = TurnWrites(wire)
+        held = PairedWrites(wire)
         held.write(b"never sent")
         held.abort()
         await turns(1)
@@ -124,7 +128,7 @@ def test_an_abort_drops_what_is_held() -> None:
 def test_nothing_is_written_once_the_connection_is_closing() -> None:
     async def test() -> None:
         wire = Recording()
-        held = TurnWrites(wire)
+        held = PairedWrites(wire)
         held.write(b"too late")
         wire.closed = True  # the client went away during the turn
         await turns(1)
@@ -136,7 +140,7 @@ def test_nothing_is_written_once_the_connection_is_closing() -> None:
 def test_what_is_held_counts_in_the_write_buffer_and_a_bytearray_is_copied() -> None:
     async def test() -> None:
         wire = Recording()
-        held = TurnWrites(wire)
+        held = PairedWrites(wire)
         data = bytearray(b"12345")
         held.write(data)
         data[:] = b"xxxxx"
@@ -223,3 +227,22 @@ def test_capes_serve_serves_with_it() -> None:
     module, _, name = PROTOCOL.partition(":")
     assert getattr(importlib.import_module(module), name) is OneWriteProtocol
     assert options["access_log"] is False
+
+
+def test_an_answer_leaves_the_moment_its_body_is_written() -> None:
+    async def test() -> None:
+        wire = Recording()
+        seen: list[list[bytes]] = []
+
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            await plain(scope, receive, send)
+            seen.append(list(wire.writes))  # before the turn ends: nothing waits for it
+
+        protocol = served(OneWriteProtocol, app, wire)
+        protocol.data_received(REQUEST)
+        await turns()
+        protocol.connection_lost(None)
+        assert len(seen[0]) == 1
+        assert seen[0][0].endswith(b"\r\n\r\n{}")
+
+    run(test)
