@@ -3,8 +3,9 @@
 uvicorn writes an answer's status line and headers with one write, and its body with
 another: two system calls and, on TCP, two segments, which the client's kernel and the
 client each take in one at a time. That second write is a good share of a small answer's
-cost: in a probe, the bare route of ``scripts/bench`` answered 4,977 to 5,828 requests/s
-with one write against 4,128 to 4,324 with two (alternated, one worker, 16 connections).
+cost: served in one write, the bare route of ``scripts/bench`` carried 1.08 to 1.14 times as
+many requests as with two, round by round (one worker, 16 connections; the README's "Each
+answer in one write").
 
 Here a write waits for the next one: the two go out together, at once, in one write. An
 answer's head waits for its body, which uvicorn writes in the same step of the answer's task
