@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from uvicorn.config import Config
@@ -63,94 +63,100 @@ async def turns(count: int = 5) -> None:
         await asyncio.sleep(0)
 
 
-def run(test: Callable[[], Awaitable[None]]) -> None:
+def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
     asyncio.run(test())
+
+
+WireTest = Callable[[Recording, PairedWrites], Coroutine[Any, Any, None]]
+
+
+def on_a_wire(test: WireTest) -> Callable[[], None]:
+    """The test, run on an event loop with a recording transport and a PairedWrites on it."""
+
+    def run_on_a_wire() -> None:
+        async def main() -> None:
+            wire = Recording()
+            await test(wire, PairedWrites(wire))
+
+        asyncio.run(main())
+
+    run_on_a_wire.__name__ = test.__name__
+    run_on_a_wire.__doc__ = test.__doc__
+    return run_on_a_wire
 
 
 # -- the transport ------------------------------------------------------------------------------
 
 
-def test_a_write_waits_for_the_next_and_the_two_go_out_at_once_in_one_write() -> None:
-    async def test() -> None:
-        wire = Recording()
-        held = PairedWrites(wire)
-        held.write(b"HTTP/1.1 200 OK\r\n\r\n")
-        assert wire.writes == []
-        held.write(b"{}")
-        assert wire.writes == [b"HTTP/1.1 200 OK\r\n\r\n{}"]
-        await turns()
-        assert wire.writes == [b"HTTP/1.1 200 OK\r\n\r\n{}"]
-
-    run(test)
+@on_a_wire
+async def test_a_write_waits_for_the_next_and_the_two_go_out_at_once_in_one_write(
+    wire: Recording, held: PairedWrites
+) -> None:
+    held.write(b"HTTP/1.1 200 OK\r\n\r\n")
+    assert wire.writes == []
+    held.write(b"{}")
+    assert wire.writes == [b"HTTP/1.1 200 OK\r\n\r\n{}"]
+    await turns()
+    assert wire.writes == [b"HTTP/1.1 200 OK\r\n\r\n{}"]
 
 
-def test_a_write_that_no_other_follows_goes_out_at_the_end_of_the_turn() -> None:
-    async def test() -> None:
-        wire = Recording()
-        held = PairedWrites(wire)
-        held.write(b"head")
-        assert wire.writes == []
-        await turns(1)
-        assert wire.writes == [b"head"]
-        held.writelines([b"event 1", b"event 2", b"event 3"])
-        assert wire.writes == [b"head", b"event 1event 2"]
-        await turns(1)
-        assert wire.writes == [b"head", b"event 1event 2", b"event 3"]
-
-    run(test)
+@on_a_wire
+async def test_a_write_that_no_other_follows_goes_out_at_the_end_of_the_turn(
+    wire: Recording, held: PairedWrites
+) -> None:
+    held.write(b"head")
+    assert wire.writes == []
+    await turns(1)
+    assert wire.writes == [b"head"]
+    held.writelines([b"event 1", b"event 2", b"event 3"])
+    assert wire.writes == [b"head", b"event 1event 2"]
+    await turns(1)
+    assert wire.writes == [b"head", b"event 1event 2", b"event 3"]
 
 
-def test_closing_sends_what_is_held_first() -> None:
-    async def test() -> None:
-        wire = Recording()
-        held = PairedWrites(wire)
-        held.write(b"last words")
-        held.close()
-        assert (wire.writes, wire.closed) == ([b"last words"], True)
-        await turns(1)
-        assert wire.writes == [b"last words"]
-
-    run(test)
+@on_a_wire
+async def test_closing_sends_what_is_held_first(
+    wire: Recording, held: PairedWrites
+) -> None:
+    held.write(b"last words")
+    held.close()
+    assert (wire.writes, wire.closed) == ([b"last words"], True)
+    await turns(1)
+    assert wire.writes == [b"last words"]
 
 
-def test_an_abort_drops_what_is_held() -> None:
-    async def test() -> None:
-        wire = Recording()
-        held = PairedWrites(wire)
-        held.write(b"never sent")
-        held.abort()
-        await turns(1)
-        assert (wire.writes, wire.aborted) == ([], True)
-
-    run(test)
+@on_a_wire
+async def test_an_abort_drops_what_is_held(
+    wire: Recording, held: PairedWrites
+) -> None:
+    held.write(b"never sent")
+    held.abort()
+    await turns(1)
+    assert (wire.writes, wire.aborted) == ([], True)
 
 
-def test_nothing_is_written_once_the_connection_is_closing() -> None:
-    async def test() -> None:
-        wire = Recording()
-        held = PairedWrites(wire)
-        held.write(b"too late")
-        wire.closed = True  # the client went away during the turn
-        await turns(1)
-        assert wire.writes == []
-
-    run(test)
+@on_a_wire
+async def test_nothing_is_written_once_the_connection_is_closing(
+    wire: Recording, held: PairedWrites
+) -> None:
+    held.write(b"too late")
+    wire.closed = True  # the client went away during the turn
+    await turns(1)
+    assert wire.writes == []
 
 
-def test_what_is_held_counts_in_the_write_buffer_and_a_bytearray_is_copied() -> None:
-    async def test() -> None:
-        wire = Recording()
-        held = PairedWrites(wire)
-        data = bytearray(b"12345")
-        held.write(data)
-        data[:] = b"xxxxx"
-        assert held.get_write_buffer_size() == 5
-        await turns(1)
-        assert wire.writes == [b"12345"]
-        assert held.get_write_buffer_size() == 0
-        assert held.get_extra_info("peername") == ("127.0.0.1", 50000)  # the transport's own
-
-    run(test)
+@on_a_wire
+async def test_what_is_held_counts_in_the_write_buffer_and_a_bytearray_is_copied(
+    wire: Recording, held: PairedWrites
+) -> None:
+    data = bytearray(b"12345")
+    held.write(data)
+    data[:] = b"xxxxx"
+    assert held.get_write_buffer_size() == 5
+    await turns(1)
+    assert wire.writes == [b"12345"]
+    assert held.get_write_buffer_size() == 0
+    assert held.get_extra_info("peername") == ("127.0.0.1", 50000)  # the transport's own
 
 
 # -- the protocol -------------------------------------------------------------------------------
