@@ -197,8 +197,14 @@ def cpu_text(cpu: dict[str, float]) -> str:
 
 
 def _stolen(cpu: dict[str, float]) -> str:
+    stolen = stolen_cores(cpu)
+    return "" if stolen is None else f" (of which stolen by the host: {stolen:.2f})"
+
+
+def stolen_cores(cpu: dict[str, float]) -> float | None:
+    """The cores the host stole during a run (see :func:`_machine`), if any to speak of."""
     stolen = cpu.get("stolen_cores", 0.0)
-    return f" (of which stolen by the host: {stolen:.2f})" if stolen >= 0.005 else ""
+    return stolen if stolen >= 0.005 else None
 
 
 def free_port() -> int:

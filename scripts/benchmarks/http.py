@@ -8,6 +8,10 @@ of game commands and reads on campaigns prepared over HTTP (``scripts/bench_game
 the p99 at half load. The same mix then runs on the real server with its commands answered
 but not run (``scripts/stub_app.py``): what the HTTP layer of the game's routes costs by
 itself. If ``py-spy`` is installed, the server is profiled under the same mix at full load.
+
+Each round of wrk also runs the bare app served as the game is (each answer in one write,
+``api/one_write.py``), and the controls (``scripts/lean_app.py``): the game's routes with no
+game, without and with a store (``CAPES_LEAN_STORE``).
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ def uvicorn_argv(app: str, port: int, *, workers: int = 1, one_write: bool = Tru
     return [sys.executable, "-m", "uvicorn", "--app-dir", str(SCRIPTS), app, "--host", HOST,
             "--port", str(port), "--workers", str(workers), "--log-level", "warning",
             *(ONE_WRITE if one_write else ())]
+
 
 # -- campaigns for the game mix ---------------------------------------------------------------
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from application.campaigns import SNAPSHOT_INTERVAL
-from benchmarks.common import HOST
+from benchmarks.common import HOST, stolen_cores
 from benchmarks.http import (
     HALF_EXTRA,
     PROFILE_RATE,
@@ -26,9 +26,9 @@ RANDOM_PLAY_HEADING = "## Random play: no game freezes"
 
 
 def cores(cpu: dict[str, float]) -> str:
-    stolen = cpu.get("stolen_cores", 0.0)
+    stolen = stolen_cores(cpu)
     return (f"{cpu['server_cores']:.2f} / {cpu['client_cores']:.2f} / "
-            f"{cpu['other_cores']:.2f}" + (f" ({stolen:.2f} stolen)" if stolen >= 0.005 else ""))
+            f"{cpu['other_cores']:.2f}" + ("" if stolen is None else f" ({stolen:.2f} stolen)"))
 
 
 def fmt_ms(us: float) -> str:
