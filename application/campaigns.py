@@ -146,6 +146,7 @@ class Campaigns(Application[UUID]):
         clock: Clock | None = None,
         *,
         snapshot_interval: int = SNAPSHOT_INTERVAL,
+        checkpoints: bool = True,
     ) -> None:
         """A store of campaigns configured by ``env`` (see
         :func:`application.config.persistence_env`).
@@ -156,7 +157,9 @@ class Campaigns(Application[UUID]):
         the demo) is used as it is and its rolls are recorded as not derived. ``clock`` stamps
         the events (default: now, UTC); ``snapshot_interval`` is the number of events between
         snapshots (lowered by tests). The scenes' secret seeds are kept in a
-        :class:`~application.fair.DiceSeeds` application on the same store.
+        :class:`~application.fair.DiceSeeds` application on the same store. ``checkpoints``:
+        whether this process may checkpoint an SQLite file's log (a :class:`Checkpointer`);
+        a process that must hold no writer (the read models' at idle priority) says no.
         """
         if snapshot_interval < 1:
             raise ValueError("snapshot_interval must be at least 1")
@@ -188,7 +191,7 @@ class Campaigns(Application[UUID]):
         #: An SQLite file's write-ahead log is checkpointed here, never by a command's commit
         #: (see application.sqlite_store).
         self.checkpointer: Checkpointer | None = None
-        if isinstance(self.recorder, CampaignsSQLiteRecorder) \
+        if checkpoints and isinstance(self.recorder, CampaignsSQLiteRecorder) \
                 and not self.recorder.datastore.pool.is_sqlite_memory_mode:
             self.checkpointer = Checkpointer(self.recorder.datastore.pool.db_name, self).start()
 
@@ -804,6 +807,7 @@ def open_campaigns(
     dice: DiceSource | None = None,
     clock: Clock | None = None,
     snapshot_interval: int = SNAPSHOT_INTERVAL,
+    checkpoints: bool = True,
     **settings: str,
 ) -> Campaigns:
     """The Campaigns store named by the process environment (or ``environ``).
@@ -814,7 +818,8 @@ def open_campaigns(
     """
     env = persistence_env(environ)
     env.update(settings)
-    return Campaigns(env, dice=dice, clock=clock, snapshot_interval=snapshot_interval)
+    return Campaigns(env, dice=dice, clock=clock, snapshot_interval=snapshot_interval,
+                     checkpoints=checkpoints)
 
 
 __all__ = [

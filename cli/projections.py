@@ -45,9 +45,7 @@ Body = Callable[[ReadModels, argparse.Namespace], int]
 @contextmanager
 def _read_models(names: list[str] | None = None, *, checkpoints: bool = True,
                  **kwargs: Any) -> Iterator[ReadModels]:
-    app = open_campaigns()
-    if not checkpoints and app.checkpointer is not None:
-        app.checkpointer.stop()  # never this process's: see _run
+    app = open_campaigns(checkpoints=checkpoints)  # no: see _run
     read_models: ReadModels | None = None
     try:
         read_models = ReadModels(app, names, runs=True, **kwargs)

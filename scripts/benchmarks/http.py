@@ -421,6 +421,9 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
         wait_ready(lean_store, lean_store_port, tmp / "lean-store.log")
         lean_args = [str(conns), str(10**9)]  # it never refuses: no campaign retires
 
+        def for_lean(campaigns: Path) -> list[str]:
+            return [str(campaigns), *lean_args]
+
         pids = [game.pid, bare.pid, bare_one.pid, lean.pid, lean_store.pid]
         # Each round runs every server once, in this order: (key, what, port, wrk's script,
         # its arguments for the round's campaigns).
@@ -428,10 +431,9 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
             ("bare", "bare", bare_port, "bench_bare.lua", None),
             ("bare_one", "bare, each answer in one write", bare_one_port, "bench_bare.lua",
              None),
-            ("lean", "control (lean app), the mix", lean_port, "bench_game.lua",
-             lambda campaigns: [str(campaigns), *lean_args]),
+            ("lean", "control (lean app), the mix", lean_port, "bench_game.lua", for_lean),
             ("lean_store", "control with a store, the mix", lean_store_port,
-             "bench_game.lua", lambda campaigns: [str(campaigns), *lean_args]),
+             "bench_game.lua", for_lean),
             ("game", "game mix", game_port, "bench_game.lua",
              lambda campaigns: [str(campaigns), *game_args]),
         ]
