@@ -87,6 +87,8 @@ class WriterProcess:
         self._prepared: SimpleQueue[tuple[UUID, BaseException | None, bool]] = SimpleQueue()
         self._pool = ThreadPoolExecutor(4, thread_name_prefix="capes-prepare")
         self._wake_r, self._wake_w = os.pipe()
+        #: The peers with answers queued (:meth:`_answer`), sent by :meth:`_send_answers`.
+        self._answering: dict[_Peer, None] = {}
 
     def run(self) -> None:
         self.committer.start_watch()
@@ -140,10 +142,7 @@ class WriterProcess:
             if not self.listen and any(op == "stop" for _, op, _ in requests):
                 stopping = True
             self._run(requests, prepared=False)
-            for peer in peers:
-                if peer.out:
-                    peer.send(peer.out)
-                    peer.out = []
+            self._send_answers()
             if collector.due():
                 collector.tick()
         self._pool.shutdown(wait=True)
@@ -188,6 +187,12 @@ class WriterProcess:
                 job.since = time.monotonic()
             jobs.append(job)
             asked[tag] = request
+        if jobs:
+            # What is answered already (reads of a campaign held as stored, and whatever the
+            # pass before this one in the same turn finished) goes now, not after this
+            # group's commit: a board read would otherwise wait for a commit that changes
+            # nothing it shows, since it was asked before those commands were stored.
+            self._send_answers()
         for start in range(0, len(jobs), committer.max_group):
             results: list[Result] = committer.process(jobs[start:start + committer.max_group])
             for job, value, error in results:
@@ -207,6 +212,14 @@ class WriterProcess:
             except Exception as e:
                 error, value = e, None
         peer.out.append(answer_frame(number, error, value))
+        self._answering[peer] = None
+
+    def _send_answers(self) -> None:
+        """Send every answer queued, each peer's in one write."""
+        for peer in self._answering:
+            peer.send(peer.out)
+            peer.out = []
+        self._answering.clear()
 
     def _rendered(self, outcome: Outcome) -> tuple[int, int, bytes, bytes]:
         applied = applied_of(outcome)

@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
 import httpx
+import msgspec
 import pytest
 from helpers import (
     DEMO_STEPS,
@@ -39,9 +41,11 @@ from api.writer import (
     pack_error,
     unpack_error,
 )
+from api.writer_process import Request, WriterProcess, _Peer
 from application.config import SettingError, serve_default, writer_mode
 from application.errors import CampaignBroken, CampaignConflict, CampaignNotFound
 from domain.capes import commands as c
+from domain.capes.commands import CreateCampaign, SeatPlayer
 from domain.errors import RuleViolation
 
 #: The demo's steps before its first roll (the server draws the dice: the rest depends on them).
@@ -208,3 +212,59 @@ def test_frames_cut_anywhere_come_out_whole_and_in_order() -> None:
     for start in range(0, len(stream), 37):
         out += frames.feed(stream[start:start + 37])
     assert out == items
+
+
+class _Watched(_Peer):
+    """A server's end as the writer process sees it, noting at each write how many commands
+    the writer had stored by then."""
+
+    def __init__(self, sock: socket.socket, writer: WriterProcess) -> None:
+        super().__init__(sock)
+        self.writer = writer
+        self.writes: list[tuple[int, int]] = []  # (commands stored, answers in the write)
+
+    def send(self, data: list[bytes]) -> None:
+        if data:
+            self.writes.append((self.writer.committer.commands, len(data)))
+        super().send(data)
+
+
+def test_a_read_asked_beside_a_command_is_answered_before_that_command_is_stored(
+    tmp_path: Path,
+) -> None:
+    """A board read of a campaign the writer holds as stored shows the campaign as it was
+    when asked: it goes out at once, not after the commit of the commands that came with it
+    (it waited for that commit, which changes nothing it shows)."""
+    ours, theirs = socket.socketpair()
+    writer = WriterProcess(theirs, {"CAPES_DB": str(tmp_path / "s.sqlite")})
+    try:
+        campaign_id = writer.campaigns.create(CreateCampaign(name="Night Patrol")).campaign_id
+        peer = _Watched(theirs, writer)
+
+        def seat(tag: int, name: str) -> Request:
+            return (peer, tag), "x", (campaign_id, SeatPlayer(name=name), "", None)
+
+        writer.committer.prepare(campaign_id)  # its log verified: then the writer holds it
+        writer._run([seat(1, "Ada")], prepared=True)
+        assert writer.committer.ready(campaign_id)
+        writer._send_answers()
+        stored = writer.committer.commands
+        writer._run([seat(2, "Brook"), ((peer, 3), "v", (campaign_id, "board_of", None, None))],
+                    prepared=False)
+        writer._send_answers()
+
+        assert peer.writes[1:] == [(stored, 1), (stored + 1, 1)]
+        ours.settimeout(TIMEOUT)
+        answers, frames = [], Frames()
+        while len(answers) < 3:
+            answers += frames.feed(ours.recv(1 << 16))
+        _, (tag, error, board), (last, _, brook) = answers
+        assert (tag, error, last) == (3, None, 2)
+        assert msgspec.json.decode(board)["players"] == ["Ada"]
+        assert brook[0] == 3, "Brook's seat is the campaign's third event"
+    finally:
+        writer._pool.shutdown()
+        writer.campaigns.close()
+        writer.keyring.close()
+        ours.close()
+        theirs.close()
