@@ -34,9 +34,10 @@ FULL: dict[str, Any] = {
     "serial_seconds": 8,  # wrk with one connection, each server
     "profile_seconds": 8,  # py-spy on the server under the full mix, twice
     # Fresh campaigns for each run of the game mix: each plays at most max_turns turns (six
-    # requests each), so 64 last a 15 s run up to about 7,000 requests/s (the profile's 20 s
-    # run, 5,000); run_wrk refuses a run whose campaigns all retired before its end.
-    "campaigns_per_run": 64,
+    # requests each), so 128 last a 15 s run up to about 14,000 requests/s (the profile's 20 s
+    # run, 10,000); run_wrk refuses a run whose campaigns all retired before its end. (64
+    # were too few for the stub server on a machine whose bare route ran 15,000 requests/s.)
+    "campaigns_per_run": 128,
     "max_turns": 280,  # turns after which a campaign is retired (99 tokens x 3 seats)
     "inproc_campaigns": 16,
     "inproc_seconds": 10,  # Campaigns.execute turn cycle
