@@ -5,9 +5,11 @@ read models' process (:mod:`cli.read_models_process`) and the shared writer proc
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -21,6 +23,68 @@ log = logging.getLogger(__name__)
 RETRY = 1.0
 MAX_RETRY = 30.0
 
+#: The sockets' folders are ``capes-<pid of capes serve>-<random>`` in the temporary directory.
+PREFIX = "capes-"
+
+
+def new_folder() -> Path:
+    """A new folder for a process's sockets, which only this user can enter (0700), named for
+    this process (see :func:`sweep`)."""
+    return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+
+
+def sweep(root: Path | None = None) -> list[Path]:
+    """Remove the sockets' folders (in ``root``, the temporary directory by default) of every
+    ``capes serve`` that is gone; the folders removed.
+
+    Each process cleans up after itself when it stops, and the writer and read models'
+    processes also when their server was killed; but a SIGKILL to the whole process group
+    leaves no one to do it, and the folders (a socket in each) stayed for ever. A folder goes
+    only if it is this user's, holds nothing but sockets, and the process it is named for no
+    longer runs: never a running server's, even one whose process is being started again."""
+    root = Path(tempfile.gettempdir()) if root is None else root
+    removed: list[Path] = []
+    for folder in root.glob(f"{PREFIX}*-*"):
+        pid = folder.name.removeprefix(PREFIX).partition("-")[0]
+        if not pid.isdigit():
+            continue  # not named for a process (a folder of someone else's, or an older one)
+        try:
+            if folder.is_symlink() or folder.lstat().st_uid != os.getuid():
+                continue
+            sockets = list(folder.iterdir())
+            if not all(entry.is_socket() for entry in sockets):
+                continue
+            os.kill(int(pid), 0)  # raises if no process has that id
+        except ProcessLookupError:
+            # Named for a process that is gone here; but one in another PID namespace (a
+            # container sharing this folder) could still serve on them.
+            if any(_listened(path) for path in sockets):
+                continue
+            shutil.rmtree(folder, ignore_errors=True)
+            if not folder.exists():
+                removed.append(folder)
+        except OSError:
+            continue  # not a folder we may read, or the process is another user's: it runs
+    return removed
+
+
+def _listened(path: Path) -> bool:
+    """Whether a process serves on the Unix socket ``path`` (of either kind: a connection of
+    the wrong kind is refused as if nothing served)."""
+    for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+        with socket.socket(socket.AF_UNIX, kind) as probe:
+            probe.settimeout(1.0)
+            try:
+                probe.connect(str(path))
+            except (ConnectionRefusedError, FileNotFoundError):
+                continue
+            except OSError as e:
+                if e.errno == errno.EPROTOTYPE:
+                    continue
+                return True  # it is there but busy, or not ours to try: leave it
+            return True
+    return False
+
 
 class Supervised:
     """A child process of ``capes serve``, watched by a thread and started again when it ends
@@ -28,7 +92,8 @@ class Supervised:
 
     Subclasses say what to run (:meth:`command`) and how to ask it to stop
     (:meth:`ask_to_stop`); a folder only this user can enter (:attr:`folder`) holds their
-    sockets and goes with them."""
+    sockets and goes with them (or, if they are all killed at once, with the next ``capes
+    serve``'s :func:`sweep`)."""
 
     #: What the messages call it.
     what = "process"
@@ -39,7 +104,8 @@ class Supervised:
 
     def __init__(self, environ: MutableMapping[str, str]) -> None:
         self.environ = environ
-        self.folder = Path(tempfile.mkdtemp(prefix="capes-"))  # 0700: only this user
+        sweep()  # the folders of servers killed outright
+        self.folder = new_folder()
         self._process: subprocess.Popen[bytes] | None = None
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
