@@ -277,6 +277,14 @@ def tables_report(t: dict[str, Any]) -> str:
         last = run["steps"][-1] if run["steps"] else None
         if last is None:
             continue
+        who = "the server" if run["workers"] == 1 else f"the {run['workers']} workers"
+        cores = (f"{who} used {last['server_cores']:.2f} cores, the "
+                 f"other processes {last['cpu']['other_cores']:.2f}, the load generator "
+                 f"{last['client_cores']:.2f}")
+        if last["holds"]:
+            add(f"- {run['store']}: the largest N that held is **{run['largest']}**, the most "
+                f"the run tries; there {cores}.")
+            continue
         if last["server_cores"] > 0.85 and run["workers"] > 1:
             limit = (f"the machine's CPU (of its 2 cores, the {run['workers']} workers used "
                      f"{last['server_cores']:.2f}, the other processes "

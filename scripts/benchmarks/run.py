@@ -30,7 +30,7 @@ from benchmarks.workers import workers_part
 def main() -> int:
     parser = argparse.ArgumentParser(description="Measure the Capes table server; write "
                                      "docs/benchmarks.md.")
-    parser.add_argument("--quick", action="store_true", help="a smoke run of about a minute")
+    parser.add_argument("--quick", action="store_true", help="a smoke run of about 5 minutes")
     parser.add_argument("--no-http", action="store_true", help="skip the HTTP part")
     parser.add_argument("--no-inprocess", action="store_true", help="skip the in-process part")
     parser.add_argument("--no-projections", action="store_true",
