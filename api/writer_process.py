@@ -211,7 +211,10 @@ class WriterProcess:
                     value = self._view(arguments, value)
             except Exception as e:
                 error, value = e, None
-        peer.out.append(answer_frame(number, error, value))
+        self._queue(peer, answer_frame(number, error, value))
+
+    def _queue(self, peer: _Peer, answer: bytes) -> None:
+        peer.out.append(answer)
         self._answering[peer] = None
 
     def _send_answers(self) -> None:
@@ -265,7 +268,7 @@ class WriterProcess:
             requests = self._parked.pop(campaign_id, [])
             if error is not None:
                 for (peer, number), _, _ in requests:
-                    peer.out.append(answer_frame(number, error, None))
+                    self._queue(peer, answer_frame(number, error, None))
                 continue
             if forget:
                 self.committer.forget(campaign_id)

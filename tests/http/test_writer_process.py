@@ -229,42 +229,74 @@ class _Watched(_Peer):
         super().send(data)
 
 
-def test_a_read_asked_beside_a_command_is_answered_before_that_command_is_stored(
-    tmp_path: Path,
-) -> None:
-    """A board read of a campaign the writer holds as stored shows the campaign as it was
-    when asked: it goes out at once, not after the commit of the commands that came with it
-    (it waited for that commit, which changes nothing it shows)."""
+@pytest.fixture
+def writer_on_a_socket(tmp_path: Path) -> Iterator[tuple[WriterProcess, _Watched, socket.socket]]:
+    """A writer process's object in this process, one server's end of its socket (as the
+    writer sees it) and that server's own end, to read the answers from."""
     ours, theirs = socket.socketpair()
+    ours.settimeout(TIMEOUT)
     writer = WriterProcess(theirs, {"CAPES_DB": str(tmp_path / "s.sqlite")})
     try:
-        campaign_id = writer.campaigns.create(CreateCampaign(name="Night Patrol")).campaign_id
-        peer = _Watched(theirs, writer)
-
-        def seat(tag: int, name: str) -> Request:
-            return (peer, tag), "x", (campaign_id, SeatPlayer(name=name), "", None)
-
-        writer.committer.prepare(campaign_id)  # its log verified: then the writer holds it
-        writer._run([seat(1, "Ada")], prepared=True)
-        assert writer.committer.ready(campaign_id)
-        writer._send_answers()
-        stored = writer.committer.commands
-        writer._run([seat(2, "Brook"), ((peer, 3), "v", (campaign_id, "board_of", None, None))],
-                    prepared=False)
-        writer._send_answers()
-
-        assert peer.writes[1:] == [(stored, 1), (stored + 1, 1)]
-        ours.settimeout(TIMEOUT)
-        answers, frames = [], Frames()
-        while len(answers) < 3:
-            answers += frames.feed(ours.recv(1 << 16))
-        _, (tag, error, board), (last, _, brook) = answers
-        assert (tag, error, last) == (3, None, 2)
-        assert msgspec.json.decode(board)["players"] == ["Ada"]
-        assert brook[0] == 3, "Brook's seat is the campaign's third event"
+        yield writer, _Watched(theirs, writer), ours
     finally:
         writer._pool.shutdown()
         writer.campaigns.close()
         writer.keyring.close()
         ours.close()
         theirs.close()
+
+
+def answers_on(sock: socket.socket, count: int) -> list[Any]:
+    answers: list[Any] = []
+    frames = Frames()
+    while len(answers) < count:
+        answers += frames.feed(sock.recv(1 << 16))
+    return answers
+
+
+def test_a_read_asked_beside_a_command_is_answered_before_that_command_is_stored(
+    writer_on_a_socket: tuple[WriterProcess, _Watched, socket.socket],
+) -> None:
+    """A board read of a campaign the writer holds as stored shows the campaign as it was
+    when asked: it goes out at once, not after the commit of the commands that came with it
+    (it waited for that commit, which changes nothing it shows)."""
+    writer, peer, ours = writer_on_a_socket
+    campaign_id = writer.campaigns.create(CreateCampaign(name="Night Patrol")).campaign_id
+
+    def seat(tag: int, name: str) -> Request:
+        return (peer, tag), "x", (campaign_id, SeatPlayer(name=name), "", None)
+
+    writer.committer.prepare(campaign_id)  # its log verified: then the writer holds it
+    writer._run([seat(1, "Ada")], prepared=True)
+    assert writer.committer.ready(campaign_id)
+    writer._send_answers()
+    stored = writer.committer.commands
+    writer._run([seat(2, "Brook"), ((peer, 3), "v", (campaign_id, "board_of", None, None))],
+                prepared=False)
+    writer._send_answers()
+
+    assert peer.writes[1:] == [(stored, 1), (stored + 1, 1)]
+    _, (tag, error, board), (last, _, brook) = answers_on(ours, 3)
+    assert (tag, error, last) == (3, None, 2)
+    assert msgspec.json.decode(board)["players"] == ["Ada"]
+    assert brook[0] == 3, "Brook's seat is the campaign's third event"
+
+
+def test_the_requests_for_a_campaign_that_could_not_be_made_ready_get_its_error(
+    writer_on_a_socket: tuple[WriterProcess, _Watched, socket.socket],
+) -> None:
+    writer, peer, ours = writer_on_a_socket
+    campaign_id = uuid4()
+    writer._run([((peer, 1), "x", (campaign_id, SeatPlayer(name="Ada"), "", None)),
+                 ((peer, 2), "v", (campaign_id, "board_of", None, None))], prepared=False)
+    assert campaign_id in writer._parked  # its preparation runs on the pool meanwhile
+    writer._pool.shutdown(wait=True)
+    writer._prepared.get()  # what the pool found, replaced by a failure of the check
+    writer._prepared.put((campaign_id, CampaignBroken(campaign_id, 1, "the chain breaks"), False))
+
+    writer._run(writer._unparked(), prepared=True)
+    writer._send_answers()
+
+    answered = answers_on(ours, 2)
+    assert [tag for tag, _, _ in answered] == [1, 2]
+    assert all(isinstance(unpack_error(error), CampaignBroken) for _, error, _ in answered)
