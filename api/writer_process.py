@@ -87,8 +87,9 @@ class WriterProcess:
         self._prepared: SimpleQueue[tuple[UUID, BaseException | None, bool]] = SimpleQueue()
         self._pool = ThreadPoolExecutor(4, thread_name_prefix="capes-prepare")
         self._wake_r, self._wake_w = os.pipe()
-        #: The peers with answers queued (:meth:`_answer`), sent by :meth:`_send_answers`.
-        self._answering: dict[_Peer, None] = {}
+        #: The servers connected: their answers queued (:meth:`_answer`) are sent by
+        #: :meth:`_send_answers`.
+        self.peers: list[_Peer] = []
 
     def run(self) -> None:
         self.committer.start_watch()
@@ -98,7 +99,7 @@ class WriterProcess:
         collector.collect(everything=True)
         selector = selectors.DefaultSelector()
         selector.register(self._wake_r, selectors.EVENT_READ, "prepared")
-        peers: list[_Peer] = []
+        peers = self.peers
         if self.listen:
             selector.register(self.sock, selectors.EVENT_READ, "accept")
             if self.control is not None:
@@ -211,18 +212,14 @@ class WriterProcess:
                     value = self._view(arguments, value)
             except Exception as e:
                 error, value = e, None
-        self._queue(peer, answer_frame(number, error, value))
-
-    def _queue(self, peer: _Peer, answer: bytes) -> None:
-        peer.out.append(answer)
-        self._answering[peer] = None
+        peer.out.append(answer_frame(number, error, value))
 
     def _send_answers(self) -> None:
-        """Send every answer queued, each peer's in one write."""
-        for peer in self._answering:
-            peer.send(peer.out)
-            peer.out = []
-        self._answering.clear()
+        """Send every answer queued, each server's in one write."""
+        for peer in self.peers:
+            if peer.out:
+                peer.send(peer.out)
+                peer.out = []
 
     def _rendered(self, outcome: Outcome) -> tuple[int, int, bytes, bytes]:
         applied = applied_of(outcome)
@@ -268,7 +265,7 @@ class WriterProcess:
             requests = self._parked.pop(campaign_id, [])
             if error is not None:
                 for (peer, number), _, _ in requests:
-                    self._queue(peer, answer_frame(number, error, None))
+                    peer.out.append(answer_frame(number, error, None))
                 continue
             if forget:
                 self.committer.forget(campaign_id)

@@ -45,7 +45,7 @@ Body = Callable[[ReadModels, argparse.Namespace], int]
 @contextmanager
 def _read_models(names: list[str] | None = None, *, checkpoints: bool = True,
                  **kwargs: Any) -> Iterator[ReadModels]:
-    app = open_campaigns(checkpoints=checkpoints)  # no: see _run
+    app = open_campaigns(checkpoints=checkpoints)  # False at idle priority: see _run
     read_models: ReadModels | None = None
     try:
         read_models = ReadModels(app, names, runs=True, **kwargs)

@@ -236,8 +236,10 @@ def writer_on_a_socket(tmp_path: Path) -> Iterator[tuple[WriterProcess, _Watched
     ours, theirs = socket.socketpair()
     ours.settimeout(TIMEOUT)
     writer = WriterProcess(theirs, {"CAPES_DB": str(tmp_path / "s.sqlite")})
+    peer = _Watched(theirs, writer)
+    writer.peers.append(peer)  # as if connected
     try:
-        yield writer, _Watched(theirs, writer), ours
+        yield writer, peer, ours
     finally:
         writer._pool.shutdown()
         writer.campaigns.close()
