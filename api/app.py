@@ -293,7 +293,8 @@ def create_app(
         request_max_body_size=MAX_BODY,
         # Bodies decode strictly, and a malformed one is a 400, never a 500 (issue 13).
         request_class=StrictRequest,
-        on_startup=[committer.start, read_models.start, pages.compile_templates],
+        on_startup=[committer.start, read_models.start, keyring.watch_store,
+                    pages.compile_templates],
         # The writer finishes what is queued before the stores close.
         on_shutdown=[partial(_stop_writer, committer), read_models.close, campaigns.close,
                      keyring.close],

@@ -45,7 +45,7 @@ from domain.record.events import (
 
 from .aggregate import Campaign, StaleSnapshot, project_campaign
 from .chain import genesis, link, linked
-from .config import persistence_env
+from .config import POSTGRES_RECORDER, persistence_env
 from .dice import DiceSource, SecretsDice
 from .errors import CampaignBroken, CampaignConflict, CampaignNotFound, VersionNotFound
 from .fair import DiceSeeds, derive
@@ -219,8 +219,7 @@ class Campaigns(Application[UUID]):
             # The same table; inserts without the table lock, readers that wait for the
             # inserts under way instead (see application.postgres_store). A topic, not an
             # import: psycopg is loaded only for a PostgreSQL store.
-            settings.setdefault("APPLICATION_RECORDER_TOPIC",
-                                "application.postgres_store:CampaignsPostgresRecorder")
+            settings.setdefault("APPLICATION_RECORDER_TOPIC", POSTGRES_RECORDER)
         return Environment(name, settings)
 
     def construct_mapper(self) -> Mapper[UUID]:

@@ -21,6 +21,9 @@ DATABASE_URL = "CAPES_DATABASE_URL"
 DB = "CAPES_DB"
 DEFAULT_DB = "./capes.sqlite"
 MEMORY = ":memory:"
+#: The recorder of the campaigns and of their keys on PostgreSQL (application.postgres_store),
+#: by topic: psycopg is loaded only for a PostgreSQL store.
+POSTGRES_RECORDER = "application.postgres_store:CampaignsPostgresRecorder"
 
 #: eventsourcing tuning keys passed through unchanged when set (pool sizes, timeouts, cache),
 #: so an operator can tune the store without a code change.

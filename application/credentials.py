@@ -14,7 +14,7 @@ import secrets
 import sys
 import time
 from threading import Lock
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 import msgspec
@@ -23,8 +23,12 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 from eventsourcing.utils import EnvType, get_topic, register_topic
 
+from .config import POSTGRES_RECORDER
 from .schema_lock import creating_tables
 from .sqlite_store import checkpoint_elsewhere, local
+
+if TYPE_CHECKING:
+    from .store_watch import StoreWatch
 
 # Stores written before the layout of issue 10 name this module's aggregate events by their
 # old module ("api.credentials:…"): they resolve here.
@@ -32,6 +36,8 @@ register_topic("api.credentials", sys.modules[__name__])
 
 #: seat value of the owner's token
 OWNER = 0
+#: Campaigns whose last key change a store watch keeps (past it, it starts a new epoch).
+WATCHED_CAMPAIGNS = 100_000
 
 
 def new_token() -> str:
@@ -102,11 +108,15 @@ class Keyring(Application[UUID]):
     campaign until the read was done made one of its own, each in a worker thread, and those
     threads' bursts took the interpreter from the event loop — measured with board reads
     alone on 64 campaigns, a p99 of 30 to 36 ms against 3.4 to 3.6 ms with keys that never
-    expire (issue 15)."""
+    expire (issue 15).
+
+    On PostgreSQL a server hears every key change as it commits (:meth:`watch_store`): keys
+    in memory are then trusted until a change to them is heard, not read again every second
+    for every busy campaign."""
 
     name = "TableKeys"
     #: Seconds the keys in memory are trusted without a store read: how long a token revoked
-    #: by another process may still be accepted here.
+    #: by another process may still be accepted here (unless the store watch hears it first).
     fresh_for = 2.0
 
     def __init__(self, env: EnvType | None = None) -> None:
@@ -116,19 +126,63 @@ class Keyring(Application[UUID]):
         env.pop("IS_SNAPSHOTTING_ENABLED", None)
         if env.get("PERSISTENCE_MODULE") == "eventsourcing.sqlite":
             env["APPLICATION_RECORDER_TOPIC"] = get_topic(KeysSQLiteRecorder)
+        elif env.get("PERSISTENCE_MODULE") == "eventsourcing.postgres":
+            # The campaigns' recorder: each commit's notification names the campaign and its
+            # keys' version, for the servers' store watches (:meth:`watch_store`).
+            env["APPLICATION_RECORDER_TOPIC"] = POSTGRES_RECORDER
         with creating_tables(env):  # one process at a time (issue 13)
             super().__init__(env)
-        self._cache: dict[UUID, tuple[TableKeys, float]] = {}
+        #: Each campaign's keys in memory, with what they are trusted by: when they were read
+        #: (for :attr:`fresh_for`) and the store watch's epoch then (-1: nobody listening).
+        self._cache: dict[UUID, tuple[TableKeys, float, int]] = {}
         self._lock = Lock()
         #: Campaigns whose keys are being read again ahead of time (see :meth:`due`).
         self._refreshing: set[UUID] = set()
+        #: On PostgreSQL, once :meth:`watch_store` has started it: every commit of keys heard.
+        self.watch: StoreWatch | None = None
+
+    def watch_store(self) -> None:
+        """On PostgreSQL, hear every process's key changes as they commit (each commit of keys
+        notifies their table's channel with the campaign and its keys' version, as the
+        campaigns' commits do: :mod:`application.store_watch`). Keys in memory are then
+        trusted until a change to them is heard, instead of for :attr:`fresh_for` seconds:
+        a busy campaign's keys are no longer read again every second in a worker thread
+        (issue 15: on PostgreSQL each server process did so for every table it served), and
+        a token revoked by another process is refused here as soon as that is heard, not up
+        to :attr:`fresh_for` later. While the watch is not listening (not yet, or it lost its
+        connection: a new epoch), keys fall back to :attr:`fresh_for`. A server starts it
+        (:func:`api.app.create_app`); :meth:`close` stops it. Elsewhere it does nothing."""
+        if self.watch is not None or self.local:
+            return
+        # Imported here: psycopg is loaded only for a PostgreSQL store.
+        from .store_watch import StoreWatch
+
+        if get_topic(type(self.recorder)) == POSTGRES_RECORDER:
+            self.watch = StoreWatch(self.recorder, most=WATCHED_CAMPAIGNS)
+            self.watch.start()
+
+    def close(self) -> None:
+        if self.watch is not None:
+            self.watch.stop()
+        super().close()
+
+    def _epoch(self) -> int:
+        """The store watch's epoch if it is listening, else -1: taken *before* keys are read,
+        so that whatever the read missed is heard after it."""
+        watch = self.watch
+        return watch.epoch if watch is not None and watch.live else -1
+
+    def _watched(self, epoch: int) -> bool:
+        """Whether every key change since ``epoch`` began has been, or will be, heard."""
+        return epoch >= 0 and epoch == self._epoch()
 
     def open_campaign(self, campaign_id: UUID) -> str:
         """Keys for a new campaign; the owner's token."""
         token = new_token()
         keys = TableKeys(campaign_id=campaign_id, owner=digest(token))
+        epoch = self._epoch()
         self.save(keys)
-        self._remember(campaign_id, keys)
+        self._remember(campaign_id, keys, epoch)
         return token
 
     def issue(self, campaign_id: UUID, seat: int) -> str:
@@ -136,6 +190,7 @@ class Keyring(Application[UUID]):
         earlier one. A campaign without keys yet (played from the console: ``capes demo``,
         ``capes fork``) gets them, with an owner token nobody holds until one is issued."""
         with self._lock:
+            epoch = self._epoch()
             try:
                 keys: TableKeys = self.repository.get(campaign_id)
             except AggregateNotFoundError:
@@ -143,21 +198,26 @@ class Keyring(Application[UUID]):
             token = new_token()
             keys.issue(seat=seat, key=digest(token))
             self.save(keys)
-            self._remember(campaign_id, keys)
+            self._remember(campaign_id, keys, epoch)
             return token
 
-    def _remember(self, campaign_id: UUID, keys: TableKeys) -> None:
-        self._cache[campaign_id] = (keys, time.monotonic())
+    def _remember(self, campaign_id: UUID, keys: TableKeys, epoch: int = -1) -> None:
+        self._cache[campaign_id] = (keys, time.monotonic(), epoch)
 
     def forget(self, campaign_id: UUID) -> None:
         """Read the campaign's keys anew at its next request (another process changed them)."""
         self._cache.pop(campaign_id, None)
 
     def _fresh(self, campaign_id: UUID) -> TableKeys | None:
+        """The keys in memory if they are still trusted (see :meth:`watch_store`)."""
         cached = self._cache.get(campaign_id)
-        if cached is None or time.monotonic() - cached[1] > self.fresh_for:
+        if cached is None:
             return None
-        return cached[0]
+        keys, read_at, epoch = cached
+        if self._watched(epoch):
+            assert self.watch is not None
+            return None if self.watch.newer(campaign_id, keys.version) else keys
+        return keys if time.monotonic() - read_at <= self.fresh_for else None
 
     @staticmethod
     def _actor(seat: int | None) -> Actor | None:
@@ -196,10 +256,11 @@ class Keyring(Application[UUID]):
 
     def due(self, campaign_id: UUID) -> bool:
         """Whether the caller should read the campaign's keys again now (:meth:`refresh`, in
-        the background): they are in memory and past half of :attr:`fresh_for`, and nobody
-        is reading them yet. Claims the read: the next callers are told no until it is done."""
+        the background): they are in memory and past half of :attr:`fresh_for`, no store
+        watch vouches for them (:meth:`watch_store`), and nobody is reading them yet. Claims
+        the read: the next callers are told no until it is done."""
         cached = self._cache.get(campaign_id)
-        if (cached is None or campaign_id in self._refreshing
+        if (cached is None or campaign_id in self._refreshing or self._watched(cached[2])
                 or time.monotonic() - cached[1] <= self.fresh_for / 2):
             return False
         self._refreshing.add(campaign_id)
@@ -215,12 +276,13 @@ class Keyring(Application[UUID]):
 
     def _reload(self, campaign_id: UUID) -> TableKeys | None:
         """The campaign's keys read again from the store into memory (None: it has none)."""
+        epoch = self._epoch()
         try:
             keys: TableKeys = self.repository.get(campaign_id)
         except AggregateNotFoundError:
             self._cache.pop(campaign_id, None)
             return None
-        self._remember(campaign_id, keys)
+        self._remember(campaign_id, keys, epoch)
         return keys
 
     def authenticate(self, campaign_id: UUID, token: str) -> Actor | None:

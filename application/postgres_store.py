@@ -19,9 +19,10 @@ out for the one ``SELECT``; :meth:`select_notifications` reads no further than t
 told where to stop. An id below it whose transaction rolled back is a gap for ever (the
 sequence does not give ids back), which readers already step over.
 
-Only the campaigns' application uses it (``Campaigns.construct_env``); its readers are this
-project's own (the writer's look at the store, the read models' catch-up, the live
-subscription), all through these two methods.
+The campaigns' application uses it (``Campaigns.construct_env``), and so do their keys
+(``Keyring``: its notifications tell the servers' store watches whose keys changed); its
+readers are this project's own (the writer's look at the store, the read models' catch-up,
+the live subscription), all through these two methods.
 """
 
 from __future__ import annotations

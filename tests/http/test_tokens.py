@@ -162,8 +162,8 @@ def test_no_token_reaches_the_servers_log(tmp_path: Path) -> None:
 
 def age(keyring: Keyring, campaign: Any, share: float) -> None:
     """Make the keys in ``keyring``'s memory as old as ``share`` of its ``fresh_for``."""
-    keys, _ = keyring._cache[campaign]
-    keyring._cache[campaign] = (keys, time.monotonic() - share * keyring.fresh_for)
+    keys, _, epoch = keyring._cache[campaign]
+    keyring._cache[campaign] = (keys, time.monotonic() - share * keyring.fresh_for, epoch)
 
 
 @pytest.mark.postgres
@@ -174,7 +174,8 @@ def test_a_busy_servers_keys_are_read_again_ahead_of_time_once_and_off_the_reque
     keys in memory and starts one read of them in the background (issue 15: when keys expired
     under load, every request of the campaign made that read itself, in a worker thread, and
     the board's p99 was ten times the control's). So a token revoked by another process stops
-    working here without any request waiting for the store."""
+    working here without any request waiting for the store. This is what a server does while
+    its store watch is not listening (see the tests of the watch below)."""
     server, host = Keyring(postgres_env), Keyring(postgres_env)
     assert not server.local
     campaigns = make_app(postgres_env)
@@ -185,6 +186,8 @@ def test_a_busy_servers_keys_are_read_again_ahead_of_time_once_and_off_the_reque
         assert server.authenticate(campaign, old) is not None
         assert not server.due(campaign)  # fresh: nothing to read
         with TestClient(create_app(campaigns, server, rate_limit=0), timeout=TIMEOUT) as client:
+            assert server.watch is not None and server.watch.live, "the server started it"
+            server.watch.stop()  # as when it lost its connection
             # Aged once the app is up: its start, on a busy machine, must not age them more.
             age(server, campaign, 0.6)  # past half of fresh_for, 0.8 s before its end
             host.issue(campaign, 1)  # revoked elsewhere
@@ -271,3 +274,75 @@ def test_a_token_revoked_by_another_process_is_refused_once_the_keys_are_stale_o
     finally:
         server.close()
         host.close()
+
+
+@pytest.mark.postgres
+def test_on_postgresql_keys_are_trusted_until_a_change_to_them_is_heard(
+    postgres_env: dict[str, str], make_app: MakeApp,
+) -> None:
+    """A server's store watch hears every commit of keys (issue 15): the keys in memory need
+    no read every second, and a token revoked by another process is refused here as soon as
+    that commit is heard, long before ``fresh_for`` would have run out."""
+    server, host = Keyring(postgres_env), Keyring(postgres_env)
+    try:
+        server.watch_store()
+        assert server.watch is not None and server.watch.live
+        campaign = make_app(postgres_env).create(c.CreateCampaign(name="Keys")).campaign_id
+        host.open_campaign(campaign)
+        old = host.issue(campaign, 1)
+        assert server.authenticate(campaign, old) is not None
+        age(server, campaign, 10)  # far past fresh_for: trusted on the watch's word alone
+        assert server.cached(campaign, old) is not None
+        assert not server.due(campaign), "nothing to read ahead of time"
+        new = host.issue(campaign, 1)  # revoked by another process
+        for _ in range(250):
+            if server.cached(campaign, old) is None:
+                break
+            time.sleep(0.02)
+        assert server.cached(campaign, old) is None, "the change was heard"
+        assert server.authenticate(campaign, old) is None
+        assert server.authenticate(campaign, new) is not None
+        assert server.cached(campaign, new) is not None, "read again: trusted again"
+    finally:
+        server.close()
+        host.close()
+
+
+@pytest.mark.postgres
+def test_keys_read_while_the_watch_was_not_listening_go_stale_after_fresh_for(
+    postgres_env: dict[str, str], make_app: MakeApp,
+) -> None:
+    """The watch vouches only for keys read while it listened, in the same epoch: keys read
+    before it listened, or before it listened again after losing its connection, may have
+    missed a change, and are trusted for ``fresh_for`` seconds as without a watch."""
+    server, host = Keyring(postgres_env), Keyring(postgres_env)
+    try:
+        campaign = make_app(postgres_env).create(c.CreateCampaign(name="Keys")).campaign_id
+        host.open_campaign(campaign)
+        token = host.issue(campaign, 1)
+        assert server.authenticate(campaign, token) is not None  # read with no watch
+        server.watch_store()
+        assert server.watch is not None and server.watch.live
+        age(server, campaign, 0.75)
+        assert server.cached(campaign, token) is not None, "within fresh_for"
+        assert server.due(campaign), "read ahead of time, as without a watch"
+        server.refresh(campaign)  # read while it listens
+        age(server, campaign, 10)
+        assert server.cached(campaign, token) is not None
+        server.watch.heard("*")  # a commit it cannot attribute: a new epoch
+        assert server.cached(campaign, token) is None, "stale: older than fresh_for"
+        assert server.authenticate(campaign, token) is not None  # read again, in the new epoch
+        age(server, campaign, 10)
+        assert server.cached(campaign, token) is not None
+    finally:
+        server.close()
+        host.close()
+
+
+def test_a_keyring_on_sqlite_has_no_store_watch(sqlite_env: dict[str, str]) -> None:
+    keyring = Keyring(sqlite_env)
+    try:
+        keyring.watch_store()
+        assert keyring.watch is None, "its stale keys are confirmed by one local read instead"
+    finally:
+        keyring.close()
