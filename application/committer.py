@@ -233,7 +233,7 @@ class Committer:
         """Whether the store watch has listened since before the writer's last look at the
         store: every commit since is heard (or on its way, see :mod:`application.store_watch`)."""
         watch = self.watch
-        return watch is not None and watch.live and watch.epoch == self._watch_epoch
+        return watch is not None and watch.vouches(self._watch_epoch)
 
     def _heard_newer(self, head: Campaign) -> bool:
         """Whether the store watch heard of a version of the campaign past ``head``'s."""
@@ -506,7 +506,7 @@ class Committer:
         writer's commits shows a gap, and forgetting its own campaigns then made every next
         command on them a load from the store."""
         watch = self.watch
-        epoch = watch.epoch if watch is not None and watch.live else -1
+        epoch = watch.listening_epoch() if watch is not None else -1
         top, changed = _changes_since(self.campaigns.recorder, self._seen, self.max_heads)
         if self._seen < 0 or top - self._seen > self.max_heads:
             self._heads.clear()  # first look, or too much to go through: load anew

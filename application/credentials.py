@@ -167,14 +167,14 @@ class Keyring(Application[UUID]):
         super().close()
 
     def _epoch(self) -> int:
-        """The store watch's epoch if it is listening, else -1: taken *before* keys are read,
-        so that whatever the read missed is heard after it."""
-        watch = self.watch
-        return watch.epoch if watch is not None and watch.live else -1
+        """The store watch's epoch, taken before keys are read (see
+        :meth:`StoreWatch.listening_epoch`); -1 without a watch."""
+        return self.watch.listening_epoch() if self.watch is not None else -1
 
     def _watched(self, epoch: int) -> bool:
-        """Whether every key change since ``epoch`` began has been, or will be, heard."""
-        return epoch >= 0 and epoch == self._epoch()
+        """Whether every key change since keys were read in ``epoch`` has been, or will be,
+        heard."""
+        return self.watch is not None and self.watch.vouches(epoch)
 
     def open_campaign(self, campaign_id: UUID) -> str:
         """Keys for a new campaign; the owner's token."""

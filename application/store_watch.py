@@ -81,6 +81,16 @@ class StoreWatch:
             self._thread = None
         self.live = False
 
+    def listening_epoch(self) -> int:
+        """The epoch if the watch is listening, else -1. Taken *before* a look at the store
+        (the writer's, a read of keys), so that whatever the look missed is heard after it."""
+        return self.epoch if self.live else -1
+
+    def vouches(self, epoch: int) -> bool:
+        """Whether every commit since a look taken in ``epoch`` (:meth:`listening_epoch`) has
+        been heard, or is on its way: the watch has listened without a break since."""
+        return epoch >= 0 and self.live and self.epoch == epoch
+
     def newer(self, campaign_id: UUID, version: int) -> bool:
         """Whether a process is known to have stored ``campaign_id`` past ``version``."""
         return self.latest.get(campaign_id, 0) > version

@@ -286,10 +286,7 @@ def tables_report(t: dict[str, Any]) -> str:
                 f"the run tries; there {cores}.")
             continue
         if last["server_cores"] > 0.85 and run["workers"] > 1:
-            limit = (f"the machine's CPU (of its 2 cores, the {run['workers']} workers used "
-                     f"{last['server_cores']:.2f}, the other processes "
-                     f"{last['cpu']['other_cores']:.2f}, the load generator "
-                     f"{last['client_cores']:.2f})")
+            limit = f"the machine's CPU (of its 2 cores, {cores})"
         elif last["server_cores"] > 0.85:
             limit = "the server's CPU (one process, one GIL)"
         elif last.get("disk_fsyncs_over_50_ms"):
