@@ -201,9 +201,10 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
             for key, what in (("bare", "bare route"),
                               ("bare_one", "bare route served in one write"),
                               ("lean_store", "control with a store, the game mix"),
-                              ("game", "game mix"))
+                              ("game", "game mix"),
+                              ("quiet", "game mix without its read models' process"))
             for i, r in enumerate(h.get(f"{key}_runs", ()))]
-    bests = [bare, game, h.get("bare_one_max"), h.get("lean_store_max")]
+    bests = [bare, game, h.get("bare_one_max"), h.get("lean_store_max"), h.get("quiet_max")]
     for label, r in runs:
         errors = r["errors_connect"] + r["errors_read"] + r["errors_write"] + r["errors_timeout"]
         best = " (best)" if any(r is b for b in bests) else ""
@@ -280,6 +281,10 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
         "every server. `capes serve` sends each answer in one write (`api/one_write.py`: "
         "uvicorn's protocol, its head and body written together); so do the stub and the "
         "controls (`--http api.one_write:OneWriteProtocol`).")
+    add("- The game without its read models' process: the same `capes serve` on a fresh "
+        "SQLite file of its own with `CAPES_PROJECTIONS=external` and nobody running them "
+        "(they only lag; the board and a command's answer come from the writer as always), "
+        "its campaigns prepared the same way: what the read models' work costs the mix.")
     add(f"- Bare app: `python -m uvicorn --app-dir scripts bare_app:app --host {HOST} "
         "--port <free port> --workers 1 --log-level warning` — `scripts/bare_app.py`, one "
         "async msgspec POST route that decodes a small command body into Structs and answers "
@@ -335,7 +340,8 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
         "they count it: no coordinated omission). The driver is Python: the bare route "
         "paced at the same rate shows what the driver adds by itself.")
     add("- Each round of wrk runs, in turn, the bare route, the bare route served in one "
-        "write, the control, the control with a store and the game; before each, the script "
+        "write, the control, the control with a store, the game and the game without its "
+        "read models' process; before each, the script "
         f"waits (up to {p['round_quiet_wait']} s) until other processes use under "
         f"{QUIET_BEFORE_RUN} cores, so that what a run leaves behind (the kernel writing a "
         "store's pages back, a server's read models catching up) does not slow the next.")
