@@ -369,18 +369,18 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
                  str(game_port), "--workers", "1", "--log-level", "warning"]
     bare_argv = uvicorn_argv("bare_app:app", bare_port, one_write=False)
     bare_one_port, lean_port, lean_store_port = free_port(), free_port(), free_port()
-    quiet_port = free_port()
+    nrm_port = free_port()
     # The game without its read models' process (CAPES_PROJECTIONS=external: nobody keeps the
     # read models up to date, they only lag): what their work costs the mix, in the same run.
-    quiet_env = env | {"CAPES_DB": str(tmp / "server-no-read-models.sqlite"),
-                       "CAPES_PROJECTIONS": "external"}
-    quiet_argv = [str(quiet_port) if arg == str(game_port) else arg for arg in game_argv]
+    nrm_env = env | {"CAPES_DB": str(tmp / "server-no-read-models.sqlite"),
+                     "CAPES_PROJECTIONS": "external"}
+    nrm_argv = [str(nrm_port) if arg == str(game_port) else arg for arg in game_argv]
     bare_one_argv = uvicorn_argv("bare_app:app", bare_one_port)
     lean_argv = uvicorn_argv("lean_app:app", lean_port)
     lean_store_argv = uvicorn_argv("lean_app:app", lean_store_port)
     out: dict[str, Any] = {"game_argv": game_argv, "bare_argv": bare_argv,
                            "bare_one_argv": bare_one_argv, "lean_argv": lean_argv,
-                           "lean_store_argv": lean_store_argv, "quiet_argv": quiet_argv,
+                           "lean_store_argv": lean_store_argv, "nrm_argv": nrm_argv,
                            "connections": conns}
     servers: list[subprocess.Popen[bytes]] = []
     try:
@@ -390,10 +390,10 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
         servers.append(bare)
         bare_one = start_server(bare_one_argv, env, tmp / "bare-one-server.log")
         servers.append(bare_one)
-        quiet = start_server(quiet_argv, quiet_env, tmp / "game-no-read-models.log")
-        servers.append(quiet)
+        nrm = start_server(nrm_argv, nrm_env, tmp / "game-no-read-models.log")
+        servers.append(nrm)
         wait_ready(game, game_port, tmp / "game-server.log")
-        wait_ready(quiet, quiet_port, tmp / "game-no-read-models.log")
+        wait_ready(nrm, nrm_port, tmp / "game-no-read-models.log")
         wait_ready(bare, bare_port, tmp / "bare-server.log")
         wait_ready(bare_one, bare_one_port, tmp / "bare-one-server.log")
         say(f"servers up: capes serve on :{game_port} (pid {game.pid}), bare app on "
@@ -416,14 +416,15 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
                 for i, name in enumerate(names)}
         game_args = [str(conns), str(p["max_turns"])]
         # Campaigns of its own for the game without its read models, for the same runs.
-        quiet_names = ["warmup", *(f"max{i + 1}" for i in range(p["rounds"]))]
-        quiet_lines = prepare_campaigns(quiet_port, len(quiet_names) * per_run)
-        for i, name in enumerate(quiet_names):
-            write_campaigns(tmp / f"campaigns-quiet-{name}.txt",
-                            quiet_lines[i * per_run:(i + 1) * per_run])
+        nrm_names = ["warmup", *(f"max{i + 1}" for i in range(p["rounds"]))]
+        nrm_lines = prepare_campaigns(nrm_port, len(nrm_names) * per_run)
+        for i, name in enumerate(nrm_names):
+            write_campaigns(tmp / f"campaigns-no-read-models-{name}.txt",
+                            nrm_lines[i * per_run:(i + 1) * per_run])
 
-        def for_quiet(campaigns: Path) -> list[str]:
-            mine = campaigns.with_name(campaigns.name.replace("campaigns-", "campaigns-quiet-"))
+        def for_nrm(campaigns: Path) -> list[str]:
+            mine = campaigns.with_name(
+                campaigns.name.replace("campaigns-", "campaigns-no-read-models-"))
             return [str(mine), *game_args]
 
         # The control: the game's route shape with no game behind it (scripts/lean_app.py),
@@ -445,7 +446,7 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
         def for_lean(campaigns: Path) -> list[str]:
             return [str(campaigns), *lean_args]
 
-        pids = [game.pid, bare.pid, bare_one.pid, lean.pid, lean_store.pid, quiet.pid]
+        pids = [game.pid, bare.pid, bare_one.pid, lean.pid, lean_store.pid, nrm.pid]
         # Each round runs every server once, in this order: (key, what, port, wrk's script,
         # its arguments for the round's campaigns).
         contenders: list[tuple[str, str, int, str, Any]] = [
@@ -457,8 +458,8 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
              "bench_game.lua", for_lean),
             ("game", "game mix", game_port, "bench_game.lua",
              lambda campaigns: [str(campaigns), *game_args]),
-            ("quiet", "game mix without its read models' process", quiet_port,
-             "bench_game.lua", for_quiet),
+            ("no_read_models", "game mix without its read models' process", nrm_port,
+             "bench_game.lua", for_nrm),
         ]
         out["quiet"] = wait_quiet(p["quiet_wait"])
         say(f"wrk warm-up, {p['warmup_seconds']}s each")
@@ -487,7 +488,7 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
         out["lean_max"] = max(out["lean_runs"], key=lambda r: r["ok_rps"])
         out["lean_store_max"] = max(out["lean_store_runs"], key=lambda r: r["ok_rps"])
         out["game_max"] = game_max = max(out["game_runs"], key=lambda r: r["ok_rps"])
-        out["quiet_max"] = max(out["quiet_runs"], key=lambda r: r["ok_rps"])
+        out["no_read_models_max"] = max(out["no_read_models_runs"], key=lambda r: r["ok_rps"])
 
         # Board reads alone, of mid-scene campaigns: the game server against the control.
         wait_quiet(p["round_quiet_wait"])

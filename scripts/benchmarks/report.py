@@ -202,9 +202,10 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
                               ("bare_one", "bare route served in one write"),
                               ("lean_store", "control with a store, the game mix"),
                               ("game", "game mix"),
-                              ("quiet", "game mix without its read models' process"))
+                              ("no_read_models", "game mix without its read models' process"))
             for i, r in enumerate(h.get(f"{key}_runs", ()))]
-    bests = [bare, game, h.get("bare_one_max"), h.get("lean_store_max"), h.get("quiet_max")]
+    bests = [bare, game, h.get("bare_one_max"), h.get("lean_store_max"),
+             h.get("no_read_models_max")]
     for label, r in runs:
         errors = r["errors_connect"] + r["errors_read"] + r["errors_write"] + r["errors_timeout"]
         best = " (best)" if any(r is b for b in bests) else ""

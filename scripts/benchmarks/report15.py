@@ -80,13 +80,13 @@ def _mix_store_control(h: dict[str, Any]) -> str:
             f"**{h['game_max']['commands_per_s'] / per_s:.2f}** of it")
 
 
-def _mix_quiet(h: dict[str, Any]) -> str:
+def _mix_no_read_models(h: dict[str, Any]) -> str:
     """The mix on the game without its read models' process (``CAPES_PROJECTIONS=external``),
     where the run had it: what the read models' work costs the mix."""
-    quiet = h.get("quiet_max")
-    if quiet is None:
+    alone = h.get("no_read_models_max")
+    if alone is None:
         return ""
-    per_s = quiet["commands_per_s"]
+    per_s = alone["commands_per_s"]
     return (f"; the game without its read models' process (`CAPES_PROJECTIONS=external`) "
             f"{per_s:.0f} commands/s (**{per_s / h['bare_max']['rps']:.2f}** of bare): the "
             f"game is **{h['game_max']['commands_per_s'] / per_s:.2f}** of it")
@@ -124,7 +124,7 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
         f"{game['commands_per_s']:.0f} commands/s: **{mix_bare:.2f}**{_one_write(h)} | "
         f"control {lean['commands_per_s']:.0f} commands/s "
         f"({lean['commands_per_s'] / bare['rps']:.2f} of bare): the game is "
-        f"**{mix_lean:.2f}** of it{_mix_store_control(h)}{_mix_quiet(h)}"
+        f"**{mix_lean:.2f}** of it{_mix_store_control(h)}{_mix_no_read_models(h)}"
         f"{_loop_ceiling(game, bare)} | "
         f"{_yes(mix_bare >= TARGET_MIX)} |")
     add(f"| p99 of commands and of reads at half load < {TARGET_P99:g} ms | commands "
@@ -160,8 +160,8 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
         *([("control with a store: the mix", h["lean_store_max"], h["lean_store_max"]["rps"],
             None)] if "lean_store_max" in h else []),
         ("**game: the mix**", game, game["rps"], game["rps"] / lean["rps"]),
-        *([("game without its read models' process: the mix", h["quiet_max"],
-            h["quiet_max"]["rps"], None)] if "quiet_max" in h else []),
+        *([("game without its read models' process: the mix", h["no_read_models_max"],
+            h["no_read_models_max"]["rps"], None)] if "no_read_models_max" in h else []),
         ("control: `GET /board`", lb, lb["rps"], None),
         ("**game: `GET /board`**", gb, gb["rps"], board_lean),
     ]
