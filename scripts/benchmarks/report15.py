@@ -67,29 +67,25 @@ def _one_write(h: dict[str, Any]) -> str:
             f"{one['rps']:.0f} req/s: {h['game_max']['commands_per_s'] / one['rps']:.2f})")
 
 
-def _mix_store_control(h: dict[str, Any]) -> str:
-    """The mix on the control with a store (``CAPES_LEAN_STORE``), where the run had it: the
-    framework's and the store's throughput with the game taken out."""
-    store = h.get("lean_store_max")
-    if store is None:
+def _mix_beside(h: dict[str, Any], key: str, what: str) -> str:
+    """The game's mix beside another server's under the same mix (``key``: its best run),
+    where the run had it: its commands/s, its ratio to the bare route and the game's to it."""
+    other = h.get(key)
+    if other is None:
         return ""
-    per_s = store["commands_per_s"]
-    return (f"; the control with a store (each command answered once its three events are "
-            f"committed to SQLite on the same disk) {per_s:.0f} commands/s "
-            f"(**{per_s / h['bare_max']['rps']:.2f}** of bare): the game is "
-            f"**{h['game_max']['commands_per_s'] / per_s:.2f}** of it")
+    per_s = other["commands_per_s"]
+    return (f"; {what} {per_s:.0f} commands/s (**{per_s / h['bare_max']['rps']:.2f}** of "
+            f"bare): the game is **{h['game_max']['commands_per_s'] / per_s:.2f}** of it")
 
 
-def _mix_no_read_models(h: dict[str, Any]) -> str:
-    """The mix on the game without its read models' process (``CAPES_PROJECTIONS=external``),
-    where the run had it: what the read models' work costs the mix."""
-    alone = h.get("no_read_models_max")
-    if alone is None:
-        return ""
-    per_s = alone["commands_per_s"]
-    return (f"; the game without its read models' process (`CAPES_PROJECTIONS=external`) "
-            f"{per_s:.0f} commands/s (**{per_s / h['bare_max']['rps']:.2f}** of bare): the "
-            f"game is **{h['game_max']['commands_per_s'] / per_s:.2f}** of it")
+def _mix_controls(h: dict[str, Any]) -> str:
+    """The control with a store (``CAPES_LEAN_STORE``: the framework's and the store's
+    throughput with the game taken out) and the game without its read models' process
+    (``CAPES_PROJECTIONS=external``: what the read models' work costs the mix)."""
+    return (_mix_beside(h, "lean_store_max", "the control with a store (each command answered "
+                        "once its three events are committed to SQLite on the same disk)")
+            + _mix_beside(h, "no_read_models_max", "the game without its read models' "
+                          "process (`CAPES_PROJECTIONS=external`)"))
 
 
 def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
@@ -124,7 +120,7 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
         f"{game['commands_per_s']:.0f} commands/s: **{mix_bare:.2f}**{_one_write(h)} | "
         f"control {lean['commands_per_s']:.0f} commands/s "
         f"({lean['commands_per_s'] / bare['rps']:.2f} of bare): the game is "
-        f"**{mix_lean:.2f}** of it{_mix_store_control(h)}{_mix_no_read_models(h)}"
+        f"**{mix_lean:.2f}** of it{_mix_controls(h)}"
         f"{_loop_ceiling(game, bare)} | "
         f"{_yes(mix_bare >= TARGET_MIX)} |")
     add(f"| p99 of commands and of reads at half load < {TARGET_P99:g} ms | commands "
