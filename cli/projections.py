@@ -1,6 +1,7 @@
 """``capes`` subcommands of the read models (:mod:`projections`), run by the host on the store.
 
-- ``capes projections run [--name N …] [--linger S] [--poll S] [--priority idle]``: follow the
+- ``capes projections run [--name N …] [--linger S] [--latest-every S] [--poll S]
+  [--priority idle]``: follow the
   log and keep the read models up to date (``capes serve`` starts one for its workers, at
   ``--priority idle``: :mod:`cli.priority`; by hand, for servers run with
   ``CAPES_PROJECTIONS=external``), until SIGINT or SIGTERM. With ``CAPES_READ_MODELS_WAKE`` (a
@@ -34,7 +35,7 @@ from application.config import describe_store
 from cli.arguments import campaign_arg
 from cli.priority import PRIORITIES, lower_to_idle
 from projections.analytics import Analytics, Distribution
-from projections.runner import LINGER, POLL
+from projections.runner import LATEST_EVERY, LINGER, POLL
 from projections.service import MODELS, ReadModels
 from projections.wake import ENV as WAKE_ENV
 from projections.wake import PARENT_ENV, WakeListener
@@ -71,12 +72,16 @@ def _run(args: argparse.Namespace) -> int:
     # With one, a NOTIFY is followed after the server's linger, gathering a busy table's
     # commands into one batch, and a waiting server cuts the linger short.
     linger = args.linger if args.linger is not None else (LINGER if wake else 0.0)
+    # Likewise the board, ledgers and directory are gathered between writes only where a
+    # waiting server can have them written at once.
+    latest_every = (args.latest_every if args.latest_every is not None
+                    else (LATEST_EVERY if wake else 0.0))
     idle = args.priority == "idle"
     lowered = f" (priority: {lower_to_idle()})" if idle else ""
     # At idle priority this process never checkpoints the campaigns' SQLite file (the
     # servers' processes do): a restart of its log holds every writer while it runs, and a
     # process that gets the CPU only when nothing else wants it must hold nobody.
-    with _read_models(_names(args), linger=linger, poll=args.poll,
+    with _read_models(_names(args), linger=linger, latest_every=latest_every, poll=args.poll,
                       checkpoints=not idle) as read_models:
         status = read_models.status()
         print(f"Following {describe_store()} for {', '.join(read_models.models)}: the store is "
@@ -335,6 +340,10 @@ def register(commands: Any) -> None:
                      help="seconds to wait, once woken by the store, for more events to take "
                      f"in the same batch (default {LINGER:g} with CAPES_READ_MODELS_WAKE, else "
                      "0)")
+    run.add_argument("--latest-every", type=_seconds, default=None,
+                     help="seconds to gather the changes of the board, ledgers and directory "
+                     "(each campaign's latest state) between writes, unless a server waits "
+                     f"for them (default {LATEST_EVERY:g} with CAPES_READ_MODELS_WAKE, else 0)")
     run.add_argument("--poll", type=_seconds, default=POLL,
                      help="seconds between looks at the store when nothing wakes the read "
                      "models (default %(default)s)")

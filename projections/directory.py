@@ -82,6 +82,7 @@ def _like(text: str) -> str:
 class DirectoryModel(ReadModel):
     name = NAME
     views = (DirectorySQLite, DirectoryPostgres)
+    latest_only = True  # a row per campaign, from its last change
 
     def operations(self, changes: Sequence[Change]) -> list[Op]:
         rows = []

@@ -101,6 +101,10 @@ class ReadModel(Projection[Any]):
     views: ClassVar[tuple[type[SQLiteView], type[PostgresView]]]
     #: Whether its changes need the campaign before and after each event.
     needs_state: ClassVar[bool] = True
+    #: Whether it holds each campaign's latest state only (its rows come from the last change
+    #: of each campaign in a batch): the background runner may then gather its changes and
+    #: write them less often (``projections.runner.LATEST_EVERY``).
+    latest_only: ClassVar[bool] = False
 
     def __init__(self, view: View, folds: Folds | None = None) -> None:
         super().__init__(view)
@@ -153,6 +157,8 @@ class DocumentModel(ReadModel):
     event it is as of, and the document. Only the last change of each campaign in a batch is
     rendered: the earlier ones would be overwritten in the same transaction anyway.
     """
+
+    latest_only = True
 
     def render(self, campaign: Campaign) -> bytes | None:
         """The document of the campaign (None: this read model has none for its edition)."""

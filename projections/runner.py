@@ -50,6 +50,15 @@ RETRY = 0.5
 #: Seconds between polls when the store wakes the runner itself (PostgreSQL's NOTIFY): a
 #: poll is then only a safety net.
 LISTENING_POLL = 5.0
+#: Seconds the background runner gathers the changes of the read models of each campaign's
+#: latest state (board, ledgers, directory: ``ReadModel.latest_only``) before it writes them,
+#: unless someone waits for them (``hurry``, ``wait``) or a catch-up asks for them. Why: under
+#: load a batch of the log touches most of the campaigns in play, and each batch rendered and
+#: wrote every one of their boards and ledgers again, though only the last of them is ever
+#: read and the server answers the board and ledgers of now from its writer anyway. Measured
+#: (the game mix, SQLite): renders and document writes were over a third of the read models'
+#: process's work, and the process's work a fifth of the mix's commands a second.
+LATEST_EVERY = 1.0
 
 Progress = Callable[[int], None]
 
@@ -76,7 +85,8 @@ class Catchup:
     """Runs ``models`` over ``app``'s notification log."""
 
     def __init__(self, app: Campaigns, models: Sequence[ReadModel], folds: Folds | None = None,
-                 *, batch: int = BATCH, poll: float = POLL, linger: float = LINGER) -> None:
+                 *, batch: int = BATCH, poll: float = POLL, linger: float = LINGER,
+                 latest_every: float = LATEST_EVERY) -> None:
         if not models:
             raise ValueError("no read models to run")
         self.app = app
@@ -100,14 +110,38 @@ class Catchup:
         self._names = {id(m.store): m.name for m in self.models}
         #: Seconds to wait after being poked, for more events to process in the same batch.
         self.linger = linger
+        #: Seconds the background thread gathers the latest-state read models' changes.
+        self.latest_every = latest_every
+        #: The latest-state read models' changes read but not yet written, by model: the last
+        #: change of each campaign, and the position they cover (their tracking in the store
+        #: is still the one in ``_positions``). Written by a step asked to ``flush``.
+        self._pending: dict[str, dict[UUID, Change]] = {}
+        self._covered: dict[str, int] = {}
+        #: When the oldest change pending was read (None: nothing pending).
+        self._pending_since: float | None = None
+        #: Set by hurry(): the next step of the background thread writes what is pending.
+        self._hurried = False
 
     # -- positions ---------------------------------------------------------------------------
 
     def refresh(self) -> dict[str, int]:
-        """Read every read model's tracking position from the store."""
+        """Read every read model's tracking position from the store (changes gathered for one
+        that another process moved are dropped: they are read again from where it is)."""
         with self._lock:
+            known = self._positions
             self._positions = {m.name: m.store.position() for m in self.models}
+            for name in list(self._pending):
+                if known.get(name) != self._positions[name]:
+                    self._drop(name)
             return dict(self._positions)
+
+    def _drop(self, name: str | None = None) -> None:
+        """Forget the changes gathered for read model ``name`` (default: every one)."""
+        for key in [name] if name is not None else list(self._pending):
+            self._pending.pop(key, None)
+            self._covered.pop(key, None)
+        if not self._pending:
+            self._pending_since = None
 
     def positions(self) -> dict[str, int]:
         """The read models' positions as this runner last knew them."""
@@ -123,8 +157,11 @@ class Catchup:
 
     # -- processing --------------------------------------------------------------------------
 
-    def step(self, limit: int | None = None) -> int:
+    def step(self, limit: int | None = None, *, flush: bool = True) -> int:
         """Process the next batch; the number of notifications read (0: all caught up).
+
+        ``flush``: write the latest-state read models' changes with the others (the default);
+        if False, gather them (only the background thread does, see :data:`LATEST_EVERY`).
 
         An event a read model cannot take (it does not decode, or its text is one the read
         models' database refuses) never wedges them: the batch is applied again one event at
@@ -133,19 +170,29 @@ class Catchup:
         on (issue 13). A failure of the store itself (it is down) is raised, and retried."""
         with self._lock:
             positions = self.positions()
-            start = min(positions.values())
+            start = min(self._covered.get(name, at) for name, at in positions.items())
             notifications = self.app.recorder.select_notifications(
                 start, limit or self.batch, inclusive_of_start=False)
             if not notifications:
+                if flush and self._pending:
+                    self._flush(positions)
                 return 0
             try:
-                self._apply(notifications, positions)
+                self._apply(notifications, positions, flush=flush)
             except IntegrityError:
                 # Another process moved one (a rebuild, another runner): start from there.
                 log.info("a read model moved under us; re-reading their positions")
+                self._drop()
                 self.refresh()
             except POISON:
                 self.folds.clear()
+                if self._pending:
+                    # What was gathered may hold the change that failed: read again from the
+                    # read models' tracking, to be written event by event (below).
+                    self._drop()
+                    positions = self.positions()
+                    notifications = self.app.recorder.select_notifications(
+                        min(positions.values()), limit or self.batch, inclusive_of_start=False)
                 for notification in notifications:
                     try:
                         self._apply([notification], self.positions())
@@ -153,8 +200,10 @@ class Catchup:
                         self._stop(notification, error)
             return len(notifications)
 
-    def _apply(self, notifications: Sequence[Any], positions: dict[str, int]) -> None:
-        """Apply ``notifications`` to every read model behind them, in one transaction."""
+    def _apply(self, notifications: Sequence[Any], positions: dict[str, int], *,
+               flush: bool = True) -> None:
+        """Apply ``notifications`` to every read model behind them, in one transaction
+        (``flush`` False: the latest-state read models' changes are gathered instead)."""
         changes = []
         for notification in notifications:
             if _originator(notification) in self.stopped:
@@ -167,13 +216,40 @@ class Catchup:
         last = notifications[-1].id
         writes: list[Write] = []
         for model in self.models:
-            if positions[model.name] >= last:
+            name = model.name
+            after = self._covered.get(name, positions[name])
+            if after >= last:
                 continue
-            mine = [c for c in changes if c.position > positions[model.name]]
-            writes.append((model.store, positions[model.name], last, model.operations(mine)))
+            mine = [c for c in changes if c.position > after]
+            if model.latest_only and (self._pending or not flush):
+                pending = self._pending.setdefault(name, {})
+                for change in mine:  # only each campaign's last change is ever written
+                    pending[change.campaign_id] = change
+                self._covered[name] = last
+                if self._pending_since is None:
+                    self._pending_since = time.monotonic()
+                if not flush:
+                    continue
+                mine = list(pending.values())
+            writes.append((model.store, positions[name], last, model.operations(mine)))
         write_all(writes)
+        self._written(writes)
+
+    def _flush(self, positions: dict[str, int]) -> None:
+        """Write the latest-state read models' changes gathered, each with its tracking."""
+        writes: list[Write] = [
+            (model.store, positions[model.name], self._covered[model.name],
+             model.operations(list(self._pending[model.name].values())))
+            for model in self.models if model.name in self._pending]
+        write_all(writes)
+        self._written(writes)
+
+    def _written(self, writes: Sequence[Write]) -> None:
+        """The read models of ``writes`` are stored at their new positions."""
         for view, _, position, _ in writes:
-            self._positions[self._names[id(view)]] = position
+            name = self._names[id(view)]
+            self._positions[name] = position
+            self._drop(name)
 
     def _stop(self, notification: Any, error: BaseException) -> None:
         """Leave the campaign of ``notification`` out of the read models from it on, and move
@@ -218,6 +294,7 @@ class Catchup:
                 if names is None or model.name in names:
                     model.reset()
             self.folds.clear()
+            self._drop()
             self.stopped.clear()
             self.refresh()
 
@@ -313,7 +390,8 @@ class Catchup:
 
     def hurry(self) -> None:
         """A reader waits for the read models (read-your-writes, in another process): look now,
-        without the linger."""
+        without the linger, and write what is gathered."""
+        self._hurried = True
         self._hurry.set()
         self._wake.set()
 
@@ -335,8 +413,9 @@ class Catchup:
     def _loop(self) -> None:
         retry = RETRY
         while not self._stopping.is_set():
+            hurried, self._hurried = self._hurried, False
             try:
-                read = self.step()
+                read = self.step(flush=hurried or self._latest_due())
                 retry = RETRY
                 self.error = None
             except Exception as error:
@@ -346,6 +425,7 @@ class Catchup:
                 retry = min(retry * 2, 30.0)
                 with self._lock:
                     self.folds.clear()
+                    self._drop()
                     self.refresh()
                 continue
             if read >= self.batch:
@@ -358,11 +438,27 @@ class Catchup:
             # read after a short linger, in one batch: reading again at once took a few events
             # at a time, each batch a transaction of its own, and kept this thread busy and the
             # GIL from requests (measured: most of its time under load went to such batches).
-            poked = self._wake.wait(self.poll)
+            poked = self._wake.wait(self._idle_for())
             self._wake.clear()
             if poked and self.linger:
-                self._hurry.wait(self.linger)  # cut short by hurry() or stop()
+                self._hurry.wait(min(self.linger, self._idle_for()))  # cut short by hurry()
             self._hurry.clear()
+        # Stopping: what is gathered is written (else it is read again at the next start).
+        with contextlib.suppress(Exception):
+            self.step(flush=True)
+
+    def _latest_due(self) -> bool:
+        """Whether the latest-state read models' changes are to be written now (not gathered)."""
+        since = self._pending_since
+        return self.latest_every <= 0 or (
+            since is not None and time.monotonic() - since >= self.latest_every)
+
+    def _idle_for(self) -> float:
+        """Seconds to wait for news: the poll, or less when gathered changes fall due."""
+        since = self._pending_since
+        if since is None:
+            return self.poll
+        return max(0.0, min(self.poll, since + self.latest_every - time.monotonic()))
 
     def __enter__(self) -> Catchup:
         return self

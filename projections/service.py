@@ -15,7 +15,7 @@ from .board import Board, BoardModel
 from .directory import DirectoryModel
 from .ledgers import Ledgers, LedgersModel
 from .model import Folds, ReadModel
-from .runner import BATCH, LINGER, Catchup, Progress
+from .runner import BATCH, LATEST_EVERY, LINGER, Catchup, Progress
 from .timeline import TimelineModel
 from .views import open_factory, open_view
 from .wake import ENV as WAKE_ENV
@@ -56,7 +56,8 @@ class ReadModels:
 
     def __init__(self, app: Campaigns, names: Sequence[str] | None = None, *,
                  runs: bool = True, batch: int = BATCH, poll: float = 0.2,
-                 linger: float = LINGER, wake: Wake | None = None) -> None:
+                 linger: float = LINGER, latest_every: float = LATEST_EVERY,
+                 wake: Wake | None = None) -> None:
         unknown = set(names or ()) - set(MODELS)
         if unknown:
             raise ValueError(f"no read model {', '.join(sorted(unknown))}; "
@@ -71,7 +72,7 @@ class ReadModels:
             for name, model in MODELS.items() if names is None or name in names
         }
         self.runner = Catchup(app, list(self.models.values()), folds, batch=batch, poll=poll,
-                              linger=linger)
+                              linger=linger, latest_every=latest_every)
         self._across: tuple[float, Analytics] | None = None
         #: Tells the process that runs the read models that a reader waits (None: it polls).
         self.wake = wake

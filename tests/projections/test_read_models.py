@@ -461,3 +461,109 @@ def test_a_poke_waits_out_the_linger_and_a_hurry_cuts_it_short() -> None:
     finally:
         read_models.close()
         app.close()
+
+
+# -- the latest-state read models gathered between writes ------------------------------------
+
+LATEST = ("board", "ledgers", "directory")
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(seed=st.integers(0, 2**31),
+       steps=st.lists(st.tuples(st.integers(1, 60), st.booleans()), min_size=1, max_size=12))
+def test_read_models_gathered_and_written_at_any_moments_equal_the_fold_of_the_events(
+    seed: int, steps: list[tuple[int, bool]]
+) -> None:
+    """However the background runner mixes gathering (``flush=False``) and writing, with
+    batches of any size and play in between, the read models end as the fold of the events."""
+    app = Campaigns(MEMORY, dice=SeededDice(seed), snapshot_interval=11)
+    read_models = ReadModels(app)
+    runner = read_models.runner
+    try:
+        rng = random.Random(seed)
+        campaigns = [open_table(app, "One", players=3), open_table(app, "Two")]
+        for batch, flush in steps:
+            play(app, rng.choice(campaigns), rng, rng.randint(1, 25))
+            runner.batch = batch
+            while runner.step(flush=flush):
+                pass
+        assert runner.catch_up()
+        assert runner.positions() == dict.fromkeys(MODELS, runner.head())
+        check_read_models(app, read_models, campaigns)
+    finally:
+        read_models.close()
+        app.close()
+
+
+def test_the_latest_state_read_models_wait_to_be_written_while_the_others_follow(
+    store_env: dict[str, str], make_app: MakeApp
+) -> None:
+    """Gathering moves the timeline and analytics and leaves the board, ledgers and directory
+    where they were stored; the next write stores every campaign's last change at once."""
+    app = make_app(store_env, dice=SeededDice(5))
+    read_models = ReadModels(app)
+    runner = read_models.runner
+    try:
+        campaign = open_table(app, "Harbor", players=2)
+        assert runner.catch_up()
+        stored = runner.head()
+        play(app, campaign, random.Random(5), 15)
+        while runner.step(flush=False):
+            pass
+        head = runner.head()
+        assert head > stored
+        positions = runner.refresh()  # as stored
+        assert {name: positions[name] for name in LATEST} == dict.fromkeys(LATEST, stored)
+        assert positions["timeline"] == positions["analytics"] == head
+        assert runner.step() == 0  # nothing more to read: what was gathered is written
+        assert runner.refresh() == dict.fromkeys(MODELS, head)
+        check_read_models(app, read_models, [campaign])
+    finally:
+        read_models.close()
+
+
+def test_the_background_runner_writes_what_it_gathered_when_due_or_when_hurried() -> None:
+    app = Campaigns(MEMORY)
+    read_models = ReadModels(app, poll=600, linger=0, latest_every=600)
+    runner = read_models.runner
+    try:
+        campaign = open_table(app, "Harbor", players=2)
+        runner.start()
+        opened = app.recorder.max_notification_id()
+        assert runner.wait(opened, ["timeline"], drive=False, timeout=30)
+        assert not runner.wait(opened, ["board"], drive=False, timeout=0.5)  # gathered
+        position = app.execute(campaign, c.Narrate(seat=1, text="Later")).position
+        assert position is not None
+        runner.poke()
+        assert runner.wait(position, ["timeline"], drive=False, timeout=30)
+        assert not runner.wait(position, ["board"], drive=False, timeout=0.5)
+        runner.hurry()  # someone waits for the board (projections.wake)
+        assert runner.wait(position, ["board"], drive=False, timeout=30)
+        runner.latest_every = 0.05
+        position = app.execute(campaign, c.Narrate(seat=2, text="Soon")).position
+        assert position is not None
+        runner.poke()
+        assert runner.wait(position, drive=False, timeout=30), "written once due, unasked"
+    finally:
+        read_models.close()
+        app.close()
+
+
+def test_stopping_the_runner_writes_what_it_gathered() -> None:
+    app = Campaigns(MEMORY)
+    read_models = ReadModels(app, poll=600, linger=0, latest_every=600)
+    runner = read_models.runner
+    try:
+        campaign = open_table(app, "Harbor", players=2)
+        runner.start()
+        position = app.execute(campaign, c.Narrate(seat=1, text="Last words")).position
+        assert position is not None
+        runner.poke()
+        assert runner.wait(position, ["timeline"], drive=False, timeout=30)
+        runner.stop()
+        assert runner.refresh() == dict.fromkeys(MODELS, position)
+        check_read_models(app, read_models, [campaign])
+    finally:
+        read_models.close()
+        app.close()
