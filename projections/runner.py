@@ -5,7 +5,9 @@ its SQLite recorder does not have, and runs one projection per subscription. :cl
 pulls instead, on every store: it reads a batch of notifications after the lowest tracking
 position of its read models (``select_notifications``), decodes each once, folds each
 campaign forward once (:class:`~projections.model.Folds`), and hands every read model the
-changes after its own position, which it applies with its tracking in one transaction.
+changes after its own position, which it applies with its tracking in one transaction. In the
+background, the read models of each campaign's latest state (board, ledgers, directory) are
+gathered between writes (:data:`LATEST_EVERY`), and written at once when someone waits.
 
 The same object serves three uses: a background thread in the server (:meth:`start`), the
 foreground loop of ``capes projections run`` (:meth:`run_forever`) and a rebuild
