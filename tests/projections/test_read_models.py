@@ -61,20 +61,28 @@ def played(app: Campaigns, seed: int, rounds: int = 4, commands: int = 30,
 @settings(max_examples=10, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(seed=st.integers(0, 2**31), players=st.integers(2, 4),
-       chunks=st.lists(st.integers(1, 80), min_size=1, max_size=6))
+       chunks=st.lists(st.tuples(st.integers(1, 80), st.booleans()), min_size=1, max_size=6))
 def test_each_read_model_equals_the_fold_of_the_events_of_random_campaigns(
-    seed: int, players: int, chunks: list[int]
+    seed: int, players: int, chunks: list[tuple[int, bool]]
 ) -> None:
+    """Caught up in batches of any size, or stepped as the background runner does, gathering
+    the latest-state read models between writes (``flush=False``), at any moments."""
     app = Campaigns(MEMORY, dice=SeededDice(seed), snapshot_interval=17)
     read_models = ReadModels(app)
+    runner = read_models.runner
     try:
         rng = random.Random(seed)
         campaigns = [open_table(app, "One", players=players), open_table(app, "Two")]
-        for chunk in chunks:
+        for chunk, gather in chunks:
             for campaign in campaigns:
                 play(app, campaign, rng, chunk)
-            read_models.runner.batch = rng.randint(1, 80)
-            read_models.runner.catch_up()
+            runner.batch = rng.randint(1, 80)
+            while gather and runner.step(flush=False):
+                pass
+            if not gather or rng.random() < 0.5:
+                runner.catch_up()
+        assert runner.catch_up()
+        assert runner.positions() == dict.fromkeys(MODELS, runner.head())
         check_read_models(app, read_models, campaigns)
     finally:
         read_models.close()
@@ -468,34 +476,6 @@ def test_a_poke_waits_out_the_linger_and_a_hurry_cuts_it_short() -> None:
 LATEST = ("board", "ledgers", "directory")
 
 
-@settings(max_examples=10, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(seed=st.integers(0, 2**31),
-       steps=st.lists(st.tuples(st.integers(1, 60), st.booleans()), min_size=1, max_size=12))
-def test_read_models_gathered_and_written_at_any_moments_equal_the_fold_of_the_events(
-    seed: int, steps: list[tuple[int, bool]]
-) -> None:
-    """However the background runner mixes gathering (``flush=False``) and writing, with
-    batches of any size and play in between, the read models end as the fold of the events."""
-    app = Campaigns(MEMORY, dice=SeededDice(seed), snapshot_interval=11)
-    read_models = ReadModels(app)
-    runner = read_models.runner
-    try:
-        rng = random.Random(seed)
-        campaigns = [open_table(app, "One", players=3), open_table(app, "Two")]
-        for batch, flush in steps:
-            play(app, rng.choice(campaigns), rng, rng.randint(1, 25))
-            runner.batch = batch
-            while runner.step(flush=flush):
-                pass
-        assert runner.catch_up()
-        assert runner.positions() == dict.fromkeys(MODELS, runner.head())
-        check_read_models(app, read_models, campaigns)
-    finally:
-        read_models.close()
-        app.close()
-
-
 def test_the_latest_state_read_models_wait_to_be_written_while_the_others_follow(
     store_env: dict[str, str], make_app: MakeApp
 ) -> None:
@@ -523,47 +503,50 @@ def test_the_latest_state_read_models_wait_to_be_written_while_the_others_follow
         read_models.close()
 
 
-def test_the_background_runner_writes_what_it_gathered_when_due_or_when_hurried() -> None:
+@pytest.fixture
+def gathering() -> Any:
+    """A campaign, and read models whose background runner gathers the latest-state ones until
+    told (a poll and a gathering of ten minutes, no linger)."""
     app = Campaigns(MEMORY)
     read_models = ReadModels(app, poll=600, linger=0, latest_every=600)
-    runner = read_models.runner
     try:
-        campaign = open_table(app, "Harbor", players=2)
-        runner.start()
-        opened = app.recorder.max_notification_id()
-        assert runner.wait(opened, ["timeline"], drive=False, timeout=30)
-        assert not runner.wait(opened, ["board"], drive=False, timeout=0.5)  # gathered
-        position = app.execute(campaign, c.Narrate(seat=1, text="Later")).position
-        assert position is not None
-        runner.poke()
-        assert runner.wait(position, ["timeline"], drive=False, timeout=30)
-        assert not runner.wait(position, ["board"], drive=False, timeout=0.5)
-        runner.hurry()  # someone waits for the board (projections.wake)
-        assert runner.wait(position, ["board"], drive=False, timeout=30)
-        runner.latest_every = 0.05
-        position = app.execute(campaign, c.Narrate(seat=2, text="Soon")).position
-        assert position is not None
-        runner.poke()
-        assert runner.wait(position, drive=False, timeout=30), "written once due, unasked"
+        yield app, read_models, open_table(app, "Harbor", players=2)
     finally:
         read_models.close()
         app.close()
 
 
-def test_stopping_the_runner_writes_what_it_gathered() -> None:
-    app = Campaigns(MEMORY)
-    read_models = ReadModels(app, poll=600, linger=0, latest_every=600)
+def narrated(app: Campaigns, read_models: ReadModels, campaign: Any, seat: int) -> int:
+    """A narration stored, the runner poked and the timeline caught up with it: its position."""
+    position = app.execute(campaign, c.Narrate(seat=seat, text=f"Seat {seat}")).position
+    assert position is not None
+    read_models.runner.poke()
+    assert read_models.runner.wait(position, ["timeline"], drive=False, timeout=30)
+    return position
+
+
+def test_the_background_runner_writes_what_it_gathered_when_due_or_when_hurried(
+    gathering: Any,
+) -> None:
+    app, read_models, campaign = gathering
     runner = read_models.runner
-    try:
-        campaign = open_table(app, "Harbor", players=2)
-        runner.start()
-        position = app.execute(campaign, c.Narrate(seat=1, text="Last words")).position
-        assert position is not None
-        runner.poke()
-        assert runner.wait(position, ["timeline"], drive=False, timeout=30)
-        runner.stop()
-        assert runner.refresh() == dict.fromkeys(MODELS, position)
-        check_read_models(app, read_models, [campaign])
-    finally:
-        read_models.close()
-        app.close()
+    runner.start()
+    opened = app.recorder.max_notification_id()
+    assert runner.wait(opened, ["timeline"], drive=False, timeout=30)
+    assert not runner.wait(opened, ["board"], drive=False, timeout=0.5)  # gathered
+    position = narrated(app, read_models, campaign, 1)
+    assert not runner.wait(position, ["board"], drive=False, timeout=0.5)
+    runner.hurry()  # someone waits for the board (projections.wake)
+    assert runner.wait(position, ["board"], drive=False, timeout=30)
+    runner.latest_every = 0.05
+    position = narrated(app, read_models, campaign, 2)
+    assert runner.wait(position, drive=False, timeout=30), "written once due, unasked"
+
+
+def test_stopping_the_runner_writes_what_it_gathered(gathering: Any) -> None:
+    app, read_models, campaign = gathering
+    read_models.runner.start()
+    position = narrated(app, read_models, campaign, 1)
+    read_models.runner.stop()
+    assert read_models.runner.refresh() == dict.fromkeys(MODELS, position)
+    check_read_models(app, read_models, [campaign])
