@@ -40,6 +40,17 @@ PASSTHROUGH = (
 )
 
 
+#: Connections each PostgreSQL pool keeps open, and how many more it may open under load
+#: (``POSTGRES_POOL_SIZE``, ``POSTGRES_MAX_OVERFLOW``, when the operator sets neither).
+#: eventsourcing's defaults keep five open in every pool, and every process of a server holds
+#: several pools (the campaigns, their keys, the dice seeds, the read models): measured, an
+#: idle ``capes serve --workers 2`` held 84 connections, and ``--workers 3`` took all of
+#: PostgreSQL's default 100 and never got ready. One each at rest, with the same fifteen at
+#: most under load as before.
+POOL_SIZE = "1"
+POOL_OVERFLOW = "14"
+
+
 class SettingError(ValueError):
     """A setting (an environment variable) with a value that cannot work: says which, the
     value, and why, in one line for people."""
@@ -90,6 +101,10 @@ def postgres_env(url: str) -> dict[str, str]:
         "POSTGRES_USER": unquote(parts.username or ""),
         # eventsourcing insists on the key; an empty password suits trust or peer auth.
         "POSTGRES_PASSWORD": unquote(parts.password or ""),
+        # A server's processes share the database's connections (see POOL_SIZE); the
+        # operator's POSTGRES_POOL_SIZE and POSTGRES_MAX_OVERFLOW replace these.
+        "POSTGRES_POOL_SIZE": POOL_SIZE,
+        "POSTGRES_MAX_OVERFLOW": POOL_OVERFLOW,
     }
     schema = parse_qs(parts.query).get("schema", [""])[-1].strip()
     if schema:

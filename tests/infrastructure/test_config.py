@@ -22,6 +22,8 @@ def test_a_database_url_selects_postgresql_with_every_part_of_the_url() -> None:
         "POSTGRES_USER": "capes",
         "POSTGRES_PASSWORD": "s@cret",
         "POSTGRES_SCHEMA": "live",
+        "POSTGRES_POOL_SIZE": "1",
+        "POSTGRES_MAX_OVERFLOW": "14",
     }
 
 
@@ -89,3 +91,15 @@ def test_the_process_environment_is_read_but_never_written(
 
     assert env == {"PERSISTENCE_MODULE": "eventsourcing.popo"}
     assert dict(os.environ) == before
+
+
+def test_postgresql_pools_keep_one_connection_at_rest_unless_the_operator_says_otherwise() -> None:
+    """Every process of a server holds several pools: eventsourcing's five connections each
+    kept an idle server with three workers from getting ready on PostgreSQL's default 100."""
+    url = "postgresql://u@h/d"
+    env = persistence_env({"CAPES_DATABASE_URL": url})
+    assert (env["POSTGRES_POOL_SIZE"], env["POSTGRES_MAX_OVERFLOW"]) == ("1", "14")
+
+    tuned = persistence_env({"CAPES_DATABASE_URL": url, "POSTGRES_POOL_SIZE": "5",
+                             "POSTGRES_MAX_OVERFLOW": "0"})
+    assert (tuned["POSTGRES_POOL_SIZE"], tuned["POSTGRES_MAX_OVERFLOW"]) == ("5", "0")
