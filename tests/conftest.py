@@ -77,9 +77,6 @@ def fresh_postgres_schema() -> Iterator[dict[str, str]]:
     env = persistence_env({"CAPES_DATABASE_URL": POSTGRES_URL})
     schema = f"capes_test_{uuid4().hex[:12]}"
     env["POSTGRES_SCHEMA"] = schema
-    # Small pools (each app opens several stores): the server is shared by every test run on
-    # the machine, and its connections run out long before its CPU does.
-    env.setdefault("POSTGRES_POOL_SIZE", "2")
     with psycopg.connect(**conninfo(env), autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
     try:
