@@ -165,7 +165,7 @@ def test_a_campaign_that_is_not_an_id_is_a_usage_error_naming_it(
 
 @pytest.mark.parametrize("argv", [
     ["projections", "run", "--poll", "-1"], ["projections", "run", "--linger", "4000"],
-    ["projections", "run", "--poll", "soon"],
+    ["projections", "run", "--poll", "soon"], ["projections", "run", "--latest-every", "-1"],
 ])
 def test_a_pace_of_the_read_models_that_is_not_seconds_is_a_usage_error_naming_it(
     argv: list[str], capsys: pytest.CaptureFixture[str]
