@@ -106,6 +106,14 @@ def workers_warnings(workers: int, environ: Mapping[str, str]) -> list[str]:
 #: leave. A browser's stream reconnects to the next server within a second (its ``retry:``).
 SHUTDOWN_GRACE = 3
 
+#: Seconds each of several workers has to stop, after SHUTDOWN_GRACE, before it is killed
+#: (cli/workers.py): its lifespan's shutdown closes its store and its writer's connection.
+WORKER_STOP_MARGIN = 5
+
+
+#: The app ``capes serve`` runs: an import path, which each worker process imports.
+APP = "api.app:create_server"
+
 
 def server_options(args: argparse.Namespace) -> dict[str, Any]:
     """What ``capes serve`` gives ``uvicorn.run`` besides the app."""
@@ -127,6 +135,7 @@ def _serve(args: argparse.Namespace) -> int:
     from cli import writer_hub
     from cli.priority import serve_priority
     from cli.read_models_process import ReadModelsProcess, wanted
+    from cli.workers import serve_workers
     from projections.service import MODES, mode
 
     # The settings each worker will read, checked once here: a bad one fails in one line.
@@ -161,7 +170,12 @@ def _serve(args: argparse.Namespace) -> int:
         child.start()
         print(child.banner.format(pid=child.pid), flush=True)
     try:
-        uvicorn.run("api.app:create_server", factory=True, **server_options(args))
+        if args.workers > 1:
+            # uvicorn's supervisor waited for ever for a worker that could not stop.
+            serve_workers(uvicorn.Config(APP, factory=True, **server_options(args)),
+                          stop_wait=SHUTDOWN_GRACE + WORKER_STOP_MARGIN)
+        else:
+            uvicorn.run(APP, factory=True, **server_options(args))
     finally:
         # The writer first: it finishes what the workers sent before they stopped.
         for child in reversed(beside):

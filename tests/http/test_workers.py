@@ -1,0 +1,54 @@
+"""``capes serve --workers N`` always ends when asked to (cli/workers.py): a worker that does
+not stop within its time is killed, where uvicorn's supervisor waited for it for ever."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from helpers import free_port
+
+from cli.workers import serve_workers
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: A supervisor of two workers of tests/http/stuck_app.py, given a second to stop them.
+SUPERVISOR = f"""
+import sys, uvicorn
+from {serve_workers.__module__} import serve_workers
+serve_workers(uvicorn.Config("stuck_app:app", workers=2, port=int(sys.argv[1]),
+                             log_level="warning"), stop_wait=1)
+"""
+
+
+def running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_workers_that_cannot_stop_are_killed_and_the_server_ends(tmp_path: Path) -> None:
+    env = os.environ | {"PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests' / 'http'}",
+                        "STUCK_APP_MARKS": str(tmp_path)}
+    supervisor = subprocess.Popen([sys.executable, "-c", SUPERVISOR, str(free_port())], env=env,
+                                  stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := [int(mark.name) for mark in tmp_path.iterdir()]) < 2:
+            assert time.monotonic() < deadline, "the workers never reached their startup"
+            assert supervisor.poll() is None, supervisor.communicate()[1]
+            time.sleep(0.05)
+        supervisor.send_signal(signal.SIGINT)  # Ctrl-C
+        _, log = supervisor.communicate(timeout=30)  # raises if it still waits for them
+    finally:
+        if supervisor.poll() is None:
+            os.killpg(supervisor.pid, signal.SIGKILL)
+    assert not [pid for pid in workers if running(pid)]
+    for pid in workers:
+        assert f"Child process [{pid}] did not stop within 1 s: killed" in log
