@@ -46,21 +46,32 @@ def raise_file_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
+def _proc(pid: int, name: str) -> str | None:
+    """``/proc/<pid>/<name>``, or None once the process has ended (a worker that died and was
+    started again mid-step: the step then says so instead of failing on the missing file)."""
+    try:
+        return Path(f"/proc/{pid}/{name}").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
 def rss_kib(pids: list[int]) -> int:
     total = 0
     for pid in pids:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        for line in (_proc(pid, "status") or "").splitlines():
             if line.startswith("VmRSS:"):
                 total += int(line.split()[1])
     return total
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    total = 0.0
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """CPU seconds of each of ``pids`` still running."""
+    found = {}
     for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += (int(fields[11]) + int(fields[12])) / CLK_TCK
-    return total
+        if (stat := _proc(pid, "stat")) is not None:
+            fields = stat.rsplit(")", 1)[1].split()
+            found[pid] = (int(fields[11]) + int(fields[12])) / CLK_TCK
+    return found
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -206,7 +217,11 @@ class Run:
             self.errors.append("commands still unanswered 30 s after the run")
         self.disk.stop()
         wall = time.perf_counter() - wall0
-        cpu = cpu_seconds(pids) - cpu0
+        cpu1 = cpu_seconds(pids)
+        cpu = sum(cpu1[pid] - cpu0[pid] for pid in cpu1 if pid in cpu0)
+        # A server process that ended mid-step (a worker started again) makes it no step of
+        # this server: the verdict (scripts/benchmarks/tables.py) fails it.
+        gone = sorted(set(pids) - set(cpu1))
         client = time.process_time() - client0
         await asyncio.sleep(3.0)  # grace for the last deliveries
         rss2 = rss_kib(pids)
@@ -247,6 +262,7 @@ class Run:
             **self.disk.summary(),
             "commands_over_50_ms": sum(1 for ms in self.command_ms if ms > 50),
             "errors": self.errors,
+            "server_processes_ended": gone,
         }
 
 

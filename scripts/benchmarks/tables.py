@@ -139,6 +139,7 @@ def one_step(p: dict[str, Any], tmp: Path, proc: subprocess.Popen[bytes], port: 
                        and result["delivery_p99_ms"] < DELIVERY_P99_MS
                        and result["stream_failures"] == 0
                        and result["missing_deliveries"] == 0
+                       and not result["server_processes_ended"]
                        and result["commands"] >= 0.99 * result["scheduled"])
     return result
 
