@@ -15,7 +15,8 @@ originator_version) key, which the writer answers with a conflict and a retry). 
 take over the ordering instead: the last position a reader may trust (:meth:`max_notification_id`)
 is read under ``LOCK TABLE … IN SHARE MODE``, which waits for every insert under way to end
 (SHARE conflicts with the ROW EXCLUSIVE lock an insert holds to its commit) and keeps new ones
-out for the one ``SELECT``; :meth:`select_notifications` reads no further than that unless
+out for the one ``SELECT`` (sent with it, so the lock is held only as long as PostgreSQL takes
+to run the two); :meth:`select_notifications` reads no further than that unless
 told where to stop. An id below it whose transaction rolled back is a gap for ever (the
 sequence does not give ids back), which readers already step over.
 
@@ -46,7 +47,16 @@ class CampaignsPostgresRecorder(PostgresApplicationRecorder):
         super().__init__(*args, **kwargs)
         table = SQL("{0}.{1}").format(Identifier(self.datastore.schema),
                                       Identifier(self.events_table_name))
-        self._share_lock = SQL("LOCK TABLE {0} IN SHARE MODE").format(table)
+        # The lock timeout, the SHARE lock and the SELECT in one message, outside an explicit
+        # transaction: PostgreSQL runs them as one transaction of their own and lets go of the
+        # lock when the SELECT ends, without waiting for the client. With BEGIN, each statement
+        # and COMMIT (five round trips), the lock stayed taken while the reader received the
+        # SELECT's answer and sent its COMMIT, and every insert waited for it; the read models'
+        # process, a reader, runs at SCHED_IDLE and may wait long for a core between the two.
+        self._last_position = SQL("; ").join([
+            self.lock_table_statements[0],
+            SQL("LOCK TABLE {0} IN SHARE MODE").format(table),
+            self.max_notification_id_statement])
         self._changes = SQL(
             "SELECT originator_id, MAX(originator_version) AS version FROM {0} "
             "WHERE notification_id > %s AND notification_id <= %s "
@@ -73,11 +83,12 @@ class CampaignsPostgresRecorder(PostgresApplicationRecorder):
 
     def max_notification_id(self) -> int | None:
         """The last position such that every insert that drew an id up to it has ended: a
-        reader that reads up to it misses nothing that commits later."""
-        with self.datastore.transaction(commit=True) as curs:
-            curs.execute(self.lock_table_statements[0], prepare=True)
-            curs.execute(self._share_lock)
-            curs.execute(self.max_notification_id_statement)
+        reader that reads up to it misses nothing that commits later (an insert that begins
+        after it draws a higher id). One round trip: see ``_last_position``."""
+        with self.datastore.cursor() as curs:
+            curs.execute(self._last_position)
+            while curs.description is None and curs.nextset():
+                pass  # the lock timeout's and the lock's results: no rows
             row = curs.fetchone()
             assert row is not None
             found: int | None = row["max"]
@@ -87,18 +98,15 @@ class CampaignsPostgresRecorder(PostgresApplicationRecorder):
         """What was stored after ``position``: the last position (as
         :meth:`max_notification_id` gives it: every insert up to it has ended) and, for each
         campaign written to since, its last version (none when more than ``most`` positions
-        passed: the caller then forgets everything rather than have them all read under the
-        lock) — in one transaction, without the events' bodies. For the writer's look at the
-        store before a group (``Committer._sync``), which took the last position and then
-        every event after it, bodies and all, in two."""
-        with self.datastore.transaction(commit=True) as curs:
-            curs.execute(self.lock_table_statements[0], prepare=True)
-            curs.execute(self._share_lock)
-            curs.execute(self.max_notification_id_statement)
-            row = curs.fetchone()
-            last: int = (row["max"] if row is not None else None) or 0
-            if last <= position or last - position > most:
-                return last, []
+        passed: the caller then forgets everything rather than have them all read), without
+        the events' bodies. For the writer's look at the store before a group
+        (``Committer._sync``), which took the last position and then every event after it,
+        bodies and all. Everything up to the last position is committed once it is read, so
+        the campaigns are read after the lock is let go."""
+        last = self.max_notification_id() or 0
+        if last <= position or last - position > most:
+            return last, []
+        with self.datastore.cursor() as curs:
             curs.execute(self._changes, (position, last), prepare=True)
             return last, [(found["originator_id"], found["version"]) for found in curs.fetchall()]
 

@@ -33,8 +33,7 @@ def test_a_reader_waits_for_an_insert_under_way_rather_than_pass_its_position(
     recorder: Any = app.recorder
     start = recorder.max_notification_id()
     table = f'"{recorder.datastore.schema}"."{recorder.events_table_name}"'
-    dsn = (f"host={postgres_env['POSTGRES_HOST']} port={postgres_env['POSTGRES_PORT']} "
-           f"dbname={postgres_env['POSTGRES_DBNAME']} user={postgres_env['POSTGRES_USER']}")
+    dsn = dsn_of(postgres_env)
     inserted = threading.Event()
     release = threading.Event()
 
@@ -67,6 +66,35 @@ def test_a_reader_waits_for_an_insert_under_way_rather_than_pass_its_position(
     ids = [n.id for n in read]
     assert later.position in ids and len(ids) == 2 and ids == sorted(ids)
     assert read[0].topic == "slow"  # the slow one's position came first
+
+
+def dsn_of(env: dict[str, str]) -> str:
+    return (f"host={env['POSTGRES_HOST']} port={env['POSTGRES_PORT']} "
+            f"dbname={env['POSTGRES_DBNAME']} user={env['POSTGRES_USER']}")
+
+
+def test_a_reader_that_stalls_once_it_has_sent_its_read_holds_no_writer_back(
+    postgres_app: Campaigns, postgres_env: dict[str, str]
+) -> None:
+    """The SHARE lock of a read of the last position is let go when PostgreSQL has run it, not
+    when the reader next gets a core: the read models' process reads at SCHED_IDLE."""
+    app = postgres_app
+    recorder: Any = app.recorder
+    with recorder.datastore.get_connection() as conn:
+        read = recorder._last_position.as_bytes(conn)
+    written = threading.Event()
+    writer = threading.Thread(target=lambda: (app.create(CreateCampaign(name="Goes on")),
+                                              written.set()))
+    reader = psycopg.pq.PGconn.connect(dsn_of(postgres_env).encode())
+    try:
+        # The reader sends its read, then stalls: it never takes its answer.
+        reader.send_query(read)
+        time.sleep(0.2)  # PostgreSQL has run it
+        writer.start()
+        assert written.wait(5), "a write waited for a stalled reader"
+    finally:
+        reader.finish()  # ends its session, and with it any lock it held
+        writer.join(10)
 
 
 def test_what_changed_since_a_position_is_each_campaigns_last_version_in_one_look(
@@ -117,8 +145,7 @@ def test_a_commits_notification_names_the_campaigns_it_wrote_and_their_last_vers
     store needed to know whose heads are stale."""
     app = postgres_app
     recorder: Any = app.recorder
-    dsn = (f"host={postgres_env['POSTGRES_HOST']} port={postgres_env['POSTGRES_PORT']} "
-           f"dbname={postgres_env['POSTGRES_DBNAME']} user={postgres_env['POSTGRES_USER']}")
+    dsn = dsn_of(postgres_env)
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute(f'LISTEN "{recorder.channel_name}"')
         opened = app.create(CreateCampaign(name="Heard"))
