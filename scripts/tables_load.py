@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import re
 import resource
 import sys
@@ -32,9 +31,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import process_seconds
 from disk_control import DiskProbe
 
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 VERSION = re.compile(rb'"version":(\d+)')
 
 
@@ -46,32 +45,23 @@ def raise_file_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-def _proc(pid: int, name: str) -> str | None:
-    """``/proc/<pid>/<name>``, or None once the process has ended (a worker that died and was
-    started again mid-step: the step then says so instead of failing on the missing file)."""
-    try:
-        return Path(f"/proc/{pid}/{name}").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-
-
 def rss_kib(pids: list[int]) -> int:
     total = 0
     for pid in pids:
-        for line in (_proc(pid, "status") or "").splitlines():
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue  # it has ended: cpu_seconds finds it gone, and the step says so
+        for line in status.splitlines():
             if line.startswith("VmRSS:"):
                 total += int(line.split()[1])
     return total
 
 
 def cpu_seconds(pids: list[int]) -> dict[int, float]:
-    """CPU seconds of each of ``pids`` still running."""
-    found = {}
-    for pid in pids:
-        if (stat := _proc(pid, "stat")) is not None:
-            fields = stat.rsplit(")", 1)[1].split()
-            found[pid] = (int(fields[11]) + int(fields[12])) / CLK_TCK
-    return found
+    """CPU seconds of each of ``pids`` still running (a worker that died and was started again
+    mid-step is missing: the step then says so instead of failing on its missing file)."""
+    return {pid: seconds for pid in pids if (seconds := process_seconds(pid)) is not None}
 
 
 def percentile(values: list[float], q: float) -> float:

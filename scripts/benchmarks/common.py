@@ -94,14 +94,20 @@ def _machine() -> tuple[int, int, int]:
     return sum(values) - values[3] - values[4], sum(values), values[7]
 
 
-def _process_seconds(pid: int, thread: int | None = None) -> float:
-    """CPU seconds of process ``pid`` (or of its thread ``thread`` alone)."""
+def process_seconds(pid: int, thread: int | None = None) -> float | None:
+    """CPU seconds of process ``pid`` (or of its thread ``thread`` alone); None once it has
+    ended."""
     where = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
     try:
         fields = Path(where).read_text().rsplit(")", 1)[1].split()
     except OSError:
-        return 0.0
+        return None
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def _process_seconds(pid: int, thread: int | None = None) -> float:
+    """:func:`process_seconds`, 0 for a process that has ended."""
+    return process_seconds(pid, thread) or 0.0
 
 
 def _ours() -> float:

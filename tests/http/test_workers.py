@@ -12,14 +12,12 @@ from pathlib import Path
 
 from helpers import free_port
 
-from cli.workers import serve_workers
-
 ROOT = Path(__file__).resolve().parents[2]
 
 #: A supervisor of two workers of tests/http/stuck_app.py, given a second to stop them.
-SUPERVISOR = f"""
+SUPERVISOR = """
 import sys, uvicorn
-from {serve_workers.__module__} import serve_workers
+from cli.workers import serve_workers
 serve_workers(uvicorn.Config("stuck_app:app", workers=2, port=int(sys.argv[1]),
                              log_level="warning"), stop_wait=1)
 """
