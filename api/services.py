@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Annotated, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 from uuid import UUID
 
 import anyio
@@ -35,6 +35,16 @@ from application.campaigns import Campaigns, Outcome
 from application.credentials import Actor, Keyring
 from application.integrity import Integrity
 from projections.service import ReadModels
+
+if TYPE_CHECKING:
+    from application.committer import Committer
+
+    #: The process's writer: a thread of it, or its handle on the writer process.
+    Writer = Committer | RemoteWriter
+else:
+    # Litestar's signature model reads the field's type at run time and takes no union of
+    # two classes of ours: there it is Any; the type checker sees the union.
+    Writer = Any
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -120,9 +130,8 @@ class Services:
     keyring: Keyring
     channels: ChannelsPlugin
     #: Every write of the process goes through it: one thread, commands in groups; or the
-    #: writer process's handle (``CAPES_WRITER=process``, :mod:`api.writer`). Typed Any:
-    #: Litestar's signature model takes no union of two classes of ours.
-    committer: Any
+    #: writer process's handle (``CAPES_WRITER=process``, :mod:`api.writer`).
+    committer: Writer
     read_models: ReadModels | None = None
     #: ``CAPES_HOST_KEY``: the bearer token of the host's routes (the directory, analytics
     #: across campaigns, and opening campaigns when restricted); "" none.
