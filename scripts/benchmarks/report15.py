@@ -36,6 +36,15 @@ def _store_control(h: dict[str, Any]) -> str:
     return text
 
 
+def _with_redis(wk: dict[str, Any]) -> str:
+    """One worker with Redis beside the target's one without: what the second worker itself
+    does, apart from Redis (which two workers need for their live events)."""
+    if "game1r" not in wk:
+        return ""
+    return (f"; one worker with Redis {wk['game1r']['commands_per_s']:.0f} commands/s, two "
+            f"are **{wk['scaling_redis']:.2f}x** of it")
+
+
 def _yes(met: bool) -> str:
     return "**yes**" if met else "**no**"
 
@@ -131,7 +140,8 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
     if wk is not None and "skipped" not in wk:
         add(f"| PostgreSQL, `--workers 2` against 1 (same mix) ≥ {TARGET_SCALING}x | "
             f"{wk['game1']['commands_per_s']:.0f} → {wk['game2']['commands_per_s']:.0f} "
-            f"commands/s: **{wk['scaling']:.2f}x** | the control with 2 uvicorn workers "
+            f"commands/s: **{wk['scaling']:.2f}x**{_with_redis(wk)} | the control with 2 uvicorn "
+            "workers "
             f"against 1: **{wk['control_scaling']:.2f}x** ({wk['lean1']['rps']:.0f} → "
             f"{wk['lean2']['rps']:.0f} req/s); the one writer every worker shares, alone: "
             f"{wk['writer']['per_s']:.0f} commands/s; PostgreSQL alone commits "
@@ -182,8 +192,10 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
             "generator / others |")
         add("|---|---|---|---|---|---|---|")
         two = "game (Redis)"
-        for key, label, n in (("game1", "game", 1), ("game2", two, 2),
+        for key, label, n in (("game1", "game", 1), ("game1r", two, 1), ("game2", two, 2),
                               ("lean1", "control", 1), ("lean2", "control", 2)):
+            if key not in wk:
+                continue
             r = wk[key]
             c = r["cpu"]
             add(f"| {label} | {n} | {r['rps']:.0f} | {r['commands_per_s']:.0f} | "
