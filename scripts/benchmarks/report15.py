@@ -140,10 +140,10 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
     if wk is not None and "skipped" not in wk:
         add(f"| PostgreSQL, `--workers 2` against 1 (same mix) ≥ {TARGET_SCALING}x | "
             f"{wk['game1']['commands_per_s']:.0f} → {wk['game2']['commands_per_s']:.0f} "
-            f"commands/s: **{wk['scaling']:.2f}x**{_with_redis(wk)} | the control with 2 uvicorn "
-            "workers "
-            f"against 1: **{wk['control_scaling']:.2f}x** ({wk['lean1']['rps']:.0f} → "
-            f"{wk['lean2']['rps']:.0f} req/s); the one writer every worker shares, alone: "
+            f"commands/s: **{wk['scaling']:.2f}x**{_with_redis(wk)} | the control with 2 "
+            f"uvicorn workers against 1: **{wk['control_scaling']:.2f}x** "
+            f"({wk['lean1']['rps']:.0f} → {wk['lean2']['rps']:.0f} req/s); the one writer every "
+            "worker shares, alone: "
             f"{wk['writer']['per_s']:.0f} commands/s; PostgreSQL alone commits "
             f"{wk['store']['threads2'] / wk['store']['threads1']:.2f}x as many groups from two "
             f"connections as from one | {_yes(wk['scaling'] >= TARGET_SCALING)} |")

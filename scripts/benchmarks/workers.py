@@ -1,9 +1,8 @@
-"""Several workers on PostgreSQL (issue 15): the game mix with ``capes serve --workers 1`` (without
-Redis and with it) and ``--workers 2`` (Redis for the live events) on a fresh schema each, and
-the control — the lean
-app (``scripts/lean_app.py``, the game's route shape with no game) with one and two uvicorn
-workers — in the same run: what a second worker can add on this machine at all, whatever the
-server does.
+"""Several workers on PostgreSQL (issue 15): the game mix with ``capes serve --workers 1``
+(without Redis and with it) and ``--workers 2`` (Redis for the live events) on a fresh schema
+each, and the control — the lean app (``scripts/lean_app.py``, the game's route shape with no
+game) with one and two uvicorn workers — in the same run: what a second worker can add on this
+machine at all, whatever the server does.
 
 Every worker's writes go through one writer process (cli/writer_hub.py), so two more controls
 show what that writer can carry whatever the number of workers: the writer alone (the mix's
