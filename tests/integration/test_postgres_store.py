@@ -10,6 +10,8 @@ from uuid import uuid4
 
 import psycopg
 import pytest
+from psycopg.conninfo import make_conninfo
+from stores import conninfo
 
 from application.campaigns import Campaigns
 from application.postgres_store import CampaignsPostgresRecorder
@@ -33,7 +35,7 @@ def test_a_reader_waits_for_an_insert_under_way_rather_than_pass_its_position(
     recorder: Any = app.recorder
     start = recorder.max_notification_id()
     table = f'"{recorder.datastore.schema}"."{recorder.events_table_name}"'
-    dsn = dsn_of(postgres_env)
+    dsn = make_conninfo(**conninfo(postgres_env))
     inserted = threading.Event()
     release = threading.Event()
 
@@ -68,11 +70,6 @@ def test_a_reader_waits_for_an_insert_under_way_rather_than_pass_its_position(
     assert read[0].topic == "slow"  # the slow one's position came first
 
 
-def dsn_of(env: dict[str, str]) -> str:
-    return (f"host={env['POSTGRES_HOST']} port={env['POSTGRES_PORT']} "
-            f"dbname={env['POSTGRES_DBNAME']} user={env['POSTGRES_USER']}")
-
-
 def test_a_reader_that_stalls_once_it_has_sent_its_read_holds_no_writer_back(
     postgres_app: Campaigns, postgres_env: dict[str, str]
 ) -> None:
@@ -85,7 +82,7 @@ def test_a_reader_that_stalls_once_it_has_sent_its_read_holds_no_writer_back(
     written = threading.Event()
     writer = threading.Thread(target=lambda: (app.create(CreateCampaign(name="Goes on")),
                                               written.set()))
-    reader = psycopg.pq.PGconn.connect(dsn_of(postgres_env).encode())
+    reader = psycopg.pq.PGconn.connect(make_conninfo(**conninfo(postgres_env)).encode())
     try:
         # The reader sends its read, then stalls: it never takes its answer.
         reader.send_query(read)
@@ -145,7 +142,7 @@ def test_a_commits_notification_names_the_campaigns_it_wrote_and_their_last_vers
     store needed to know whose heads are stale."""
     app = postgres_app
     recorder: Any = app.recorder
-    dsn = dsn_of(postgres_env)
+    dsn = make_conninfo(**conninfo(postgres_env))
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute(f'LISTEN "{recorder.channel_name}"')
         opened = app.create(CreateCampaign(name="Heard"))
