@@ -79,7 +79,7 @@ def read_decode(app: Campaigns, cid: UUID, repeats: int = 3) -> dict[str, float]
         t0 = time.perf_counter()
         stored = app.recorder.select_events(cid)
         t1 = time.perf_counter()
-        decoded = [app.mapper.to_domain_event(s) for s in stored]
+        decoded: list[Any] = [app.mapper.to_domain_event(s) for s in stored]
         t2 = time.perf_counter()
         project_campaign(None, decoded)
         t3 = time.perf_counter()

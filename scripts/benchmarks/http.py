@@ -188,7 +188,7 @@ def stalled(run: dict[str, Any]) -> bool:
     """Whether a half-load run missed the target while the disk stalled under it."""
     missed = max(run["command_latency_ms"]["p99"], run["read_latency_ms"]["p99"]) \
         >= TARGET_P99_MS
-    return missed and run.get("disk_fsyncs_over_50_ms", 0) > 0
+    return missed and int(run.get("disk_fsyncs_over_50_ms", 0)) > 0
 
 
 # -- the server's profile -------------------------------------------------------------------

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from domain.capes import commands as c
+from domain.capes.model import DriveName
 
-DRIVES = {"Justice": 3, "Hope": 2, "Truth": 2, "Love": 1, "Duty": 1}
+DRIVES: dict[DriveName, int] = {"Justice": 3, "Hope": 2, "Truth": 2, "Love": 1, "Duty": 1}
 
 
 def freeform(prefix: str, categories: tuple[tuple[str, int], ...]) -> c.Freeform:

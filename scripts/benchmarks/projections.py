@@ -42,7 +42,7 @@ def read_log(app: Campaigns, fold: bool = False) -> tuple[int, float]:
     while True:
         page = app.recorder.select_notifications(start, 1000, inclusive_of_start=False)
         for notification in page:
-            record = app.mapper.to_domain_event(notification)
+            record: Any = app.mapper.to_domain_event(notification)
             if folds is not None:
                 folds.change(record, notification.id)
         count += len(page)
