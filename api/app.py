@@ -61,7 +61,7 @@ from api.body import StrictRequest
 from api.collector import Collector
 from api.routes import audit, holder, lobby, pages, play, queries, record
 from api.routes import projections as read_model_routes
-from api.services import MAX_BODY, Services, provide_actor
+from api.services import MAX_BODY, Services, hear, provide_actor
 from api.writer import RemoteWriter
 from application.campaigns import Campaigns, open_campaigns
 from application.committer import Committer
@@ -268,6 +268,10 @@ def create_app(
         hosts_only=hosts_only,
         local_live=isinstance(backend, MemoryChannelsBackend),
     )
+    if services.local_live and isinstance(committer, RemoteWriter) and committer.shared:
+        # Workers sharing a writer process and no Redis: their live messages go through it.
+        services.relay = committer.relay
+        committer.on_live = partial(hear, services)
     if rate_limit is None:
         rate_limit = int(environ.get("CAPES_RATE_LIMIT", "50") or 0)
     middleware = []

@@ -147,6 +147,9 @@ class Services:
     #: No Redis: every live stream is this process's own, and announcements go to them
     #: directly (:meth:`LiveHub.announce`) rather than through the in-memory channel.
     local_live: bool = False
+    #: Several workers sharing one writer process, with no Redis: each live message of this
+    #: worker's goes to the others through it too (:meth:`api.writer.RemoteWriter.relay`).
+    relay: Callable[[UUID, bytes], None] | None = None
 
     #: Work started by requests that none of them waits for (see :meth:`background`).
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set, init=False)
@@ -303,8 +306,18 @@ def publish(services: Services, campaign_id: UUID, message: bytes) -> None:
     models."""
     if services.local_live:
         services.live.announce(campaign_id, message)
+        if services.relay is not None:
+            services.relay(campaign_id, message)
     else:
         services.channels.publish(message, [channel(campaign_id)])
+    if services.read_models is not None:
+        services.read_models.runner.poke()
+
+
+def hear(services: Services, campaign_id: UUID, message: bytes) -> None:
+    """Another worker's live message (passed on by the writer process they share): to this
+    worker's streams of the campaign."""
+    services.live.announce(campaign_id, message)
     if services.read_models is not None:
         services.read_models.runner.poke()
 

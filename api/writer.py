@@ -18,7 +18,11 @@ operation and its arguments; each answer carries the tag, an error or a value:
   campaign, whatever the number of seats reading it), or None when it cannot tell;
 - ``l`` the campaign of now (:meth:`application.committer.Committer.latest`);
 - ``c`` a named write (:mod:`api.operations`), in turn with the commands;
-- ``stop``: finish what came before it, then exit.
+- ``stop``: finish what came before it, then exit;
+- ``p`` a campaign's live message (:func:`api.services.live_message`) for the other servers'
+  streams: the shared writer process passes it on to every other server connected, unasked,
+  in a frame tagged :data:`LIVE`, and answers nothing. So the workers of ``capes serve
+  --workers N`` share their live events through the writer they share, with no Redis.
 
 This module is the server's side (:class:`RemoteWriter`) and what both sides share (the
 frames, errors); the process itself is :mod:`api.writer_process`. What the writer process
@@ -65,6 +69,9 @@ from application.config import WRITER_SOCKET
 log = logging.getLogger(__name__)
 
 _LENGTH = struct.Struct("!I")
+#: The tag of a frame the writer process sends unasked: another server's live message,
+#: ``(LIVE, None, (campaign_id, message))``.
+LIVE = -1
 #: Seconds the server waits for a new writer process to say it is ready.
 START_TIMEOUT = 60.0
 #: Seconds between tries to connect to a shared writer process that is not listening yet.
@@ -154,6 +161,9 @@ class _Link(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         pending = self.writer.pending
         for tag, error, value in self.frames.feed(data):
+            if tag == LIVE:
+                self.writer.heard(*value)
+                continue
             future = pending.pop(tag, None)
             if future is None or future.done():
                 continue
@@ -182,6 +192,11 @@ class RemoteWriter:
         self._process: subprocess.Popen[bytes] | None = None
         self._starting: asyncio.Future[None] | None = None
         self._stopping = False
+        #: Where the live messages of the other workers go (:meth:`relay`), or None: this
+        #: server shares none (one worker, or Redis shares them).
+        self.on_live: Callable[[UUID, bytes], None] | None = None
+        #: The connection made again after the shared writer process went (see :meth:`lost`).
+        self._reconnecting: asyncio.Task[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -264,6 +279,8 @@ class RemoteWriter:
         writer process only loses this server's connection: ``capes serve`` stops it)."""
         process, transport = self._process, self._transport
         self._stopping = True
+        if self._reconnecting is not None:
+            self._reconnecting.cancel()
         if transport is not None and self.shared is not None:
             transport.close()
             self._transport = None
@@ -292,6 +309,17 @@ class RemoteWriter:
             # It closed the socket but lives on (stuck): the next request starts another.
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
+        if self.shared is not None and self.on_live is not None and not self._stopping:
+            # The other workers' live messages come through the shared writer: connect again
+            # at once (``capes serve`` starts it again), not only at this worker's next request.
+            self._reconnecting = asyncio.get_running_loop().create_task(self._reconnect())
+
+    async def _reconnect(self) -> None:
+        try:
+            await self.start()
+        except Exception:
+            log.exception("could not connect to the writer process again; the next request "
+                          "tries once more")
 
     # -- requests --------------------------------------------------------------------------
 
@@ -316,6 +344,18 @@ class RemoteWriter:
         if self._out and self._transport is not None:
             self._transport.write(b"".join(self._out))
         self._out.clear()
+
+    def relay(self, campaign_id: UUID, message: bytes) -> None:
+        """Have the shared writer process pass a live message of this worker's on to the
+        other workers (``p``). Not connected: dropped; a stream that missed it reads the log
+        at the next message it gets (:mod:`api.live`)."""
+        if self._transport is not None:
+            self._send(frame((0, "p", (campaign_id, message))))
+
+    def heard(self, campaign_id: UUID, message: bytes) -> None:
+        """Another worker's live message, passed on by the shared writer process."""
+        if self.on_live is not None:
+            self.on_live(campaign_id, message)
 
     async def execute(self, campaign_id: UUID, command: Any, *, narration: str = "",
                       expected_version: int | None = None) -> Rendered:

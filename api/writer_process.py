@@ -36,7 +36,7 @@ import msgspec
 from api.collector import Collector
 from api.routes.queries import RENDERERS
 from api.services import RenderedViews, applied_of, live_message
-from api.writer import Frames, answer_frame, frame
+from api.writer import LIVE, Frames, answer_frame, frame
 from application.aggregate import Campaign
 from application.campaigns import Campaigns, Outcome, open_campaigns
 from application.committer import Committer, Job, Result
@@ -161,6 +161,14 @@ class WriterProcess:
         for request in requests:
             tag, op, arguments = request
             if op == "stop":
+                continue
+            if op == "p":
+                # A worker's live message, for the streams of the others: passed on as it is.
+                sender = tag[0]
+                relayed = frame((LIVE, None, arguments))
+                for peer in self.peers:
+                    if peer is not sender:
+                        peer.out.append(relayed)
                 continue
             if op == "c":
                 operation, args, kwargs, invalidates = arguments

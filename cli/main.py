@@ -78,12 +78,14 @@ def workers_warnings(workers: int, environ: Mapping[str, str]) -> list[str]:
     if workers <= 1:
         return []
     warnings = []
-    if not environ.get("CAPES_REDIS_URL", "").strip():
-        warnings.append(
-            f"{workers} workers without CAPES_REDIS_URL: a live event stream (/events/stream) "
-            "hears only the commands of its own worker; set CAPES_REDIS_URL=redis://… to share "
-            "them")
     if serve_writer(environ) == "thread":
+        # By default the workers share one writer process, which passes each worker's live
+        # messages on to the others (api.writer): Redis is needed only without it.
+        if not environ.get("CAPES_REDIS_URL", "").strip():
+            warnings.append(
+                f"{workers} workers with CAPES_WRITER=thread and without CAPES_REDIS_URL: a "
+                "live event stream (/events/stream) hears only the commands of its own worker; "
+                "leave CAPES_WRITER unset, or set CAPES_REDIS_URL=redis://… to share them")
         warnings.append(
             f"{workers} workers with CAPES_WRITER=thread each write with a writer of their own: "
             "their writes to one campaign race (on an SQLite file they take turns at it, one "

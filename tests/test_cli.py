@@ -137,6 +137,8 @@ def test_several_workers_warn_what_they_will_not_share() -> None:
                                           "CAPES_WRITER": "thread"}))
     assert "CAPES_REDIS_URL" in alone and "CAPES_WRITER=thread" in alone
     assert "CAPES_PROJECTIONS=internal" in alone and "rate limit" in alone
+    # The workers' shared writer process passes their live messages on: no Redis needed.
+    assert not any("CAPES_REDIS_URL" in w for w in workers_warnings(4, {}))
     shared = " ".join(workers_warnings(4, {
         "CAPES_REDIS_URL": "redis://127.0.0.1:6379/0",
         "CAPES_DATABASE_URL": "postgresql://db/capes"}))

@@ -1,16 +1,17 @@
 """A thousand tables (issue 15): many slow campaigns on one server, each with four players
 holding the live-event stream open and a command every few seconds.
 
-For each store — SQLite with one worker, PostgreSQL with two workers and Redis (skipped when
-either is not reachable) — the campaigns (4 seats each, tokens issued) are prepared straight
-into a fresh store, then ``capes serve`` runs on it and ``scripts/tables_load.py`` drives N of
-them (4 N open streams, one ``narrate`` per table every 5 s plus a board read per command),
-for growing N until the command p99 or the delivery p99 is over its limit. The largest N that
-holds both is the figure; the server's CPU (cores) and memory per open stream say what ran
-out, and the disk's control (an fsync timed every 20 ms beside the store) says whether the
-disk stalled: a step that fails while it did is run again (:data:`ATTEMPTS`). The open-file
-limit of this process (inherited by the server and the driver) is raised to the hard limit:
-each stream is a socket.
+For each store — SQLite with one worker, PostgreSQL with two workers and Redis, and the same
+without Redis, the workers' live events passed on by the writer process they share (both
+skipped when PostgreSQL or Redis is not reachable) — the campaigns (4 seats each, tokens
+issued) are prepared straight into a fresh store, then ``capes serve`` runs on it and
+``scripts/tables_load.py`` drives N of them (4 N open streams, one ``narrate`` per table every
+5 s plus a board read per command), for growing N until the command p99 or the delivery p99 is
+over its limit. The largest N that holds both is the figure; the server's CPU (cores) and
+memory per open stream say what ran out, and the disk's control (an fsync timed every 20 ms
+beside the store) says whether the disk stalled: a step that fails while it did is run again
+(:data:`ATTEMPTS`). The open-file limit of this process (inherited by the server and the
+driver) is raised to the hard limit: each stream is a socket.
 """
 
 from __future__ import annotations
@@ -144,26 +145,32 @@ def one_step(p: dict[str, Any], tmp: Path, proc: subprocess.Popen[bytes], port: 
     return result
 
 
-def run_store(p: dict[str, Any], tmp: Path, store: str) -> dict[str, Any]:
+def run_store(p: dict[str, Any], tmp: Path, store: str, *, redis: bool = True) -> dict[str, Any]:
+    """``store``: ``sqlite`` (one worker) or ``postgres`` (two workers; with Redis, or else
+    sharing their live events through their writer process)."""
     env = dict(os.environ, CAPES_RATE_LIMIT="0")
+    env.pop("CAPES_REDIS_URL", None)
     workers = 1
     schema_url = ""
+    label = store
     if store == "sqlite":
         env["CAPES_DB"] = str(tmp / "tables.sqlite")
     else:
         schema_url = fresh_schema(POSTGRES)
         env.pop("CAPES_DB", None)
         env["CAPES_DATABASE_URL"] = schema_url
-        env["CAPES_REDIS_URL"] = REDIS
+        if redis:
+            env["CAPES_REDIS_URL"] = REDIS
+        label = f"{store} {'with' if redis else 'without'} Redis"
         workers = 2
     steps: list[int] = p["tables_steps"]
-    campaigns = tmp / f"tables-{store}.txt"
+    campaigns = tmp / f"tables-{store}{'' if redis else '-no-redis'}.txt"
     took = prepare(env, max(steps), campaigns)
-    say(f"  {store}: {max(steps)} campaigns of 4 seats prepared in {took:.1f} s")
+    say(f"  {label}: {max(steps)} campaigns of 4 seats prepared in {took:.1f} s")
     # What the preparation wrote goes to the disk now, not under the first step's fsyncs.
     os.sync()
     port = free_port()
-    log = tmp / f"tables-{store}.log"
+    log = campaigns.with_suffix(".log")
     proc = start_server([sys.executable, "-m", "cli.main", "serve", "--host", "127.0.0.1",
                          "--port", str(port), "--workers", str(workers), "--log-level",
                          "warning"], env, log)
@@ -177,7 +184,7 @@ def run_store(p: dict[str, Any], tmp: Path, store: str) -> dict[str, Any]:
                 result = one_step(p, tmp, proc, port, campaigns, n)
                 result["attempt"] = attempt
                 results.append(result)
-                say(f"  {store}, {n} tables ({n * 4} streams), attempt {attempt}: commands p99 "
+                say(f"  {label}, {n} tables ({n * 4} streams), attempt {attempt}: commands p99 "
                     f"{result['command_p99_ms']:.1f} ms, delivery p99 "
                     f"{result['delivery_p99_ms']:.1f} ms, {result['kib_per_stream']:.1f} KiB "
                     f"per stream, server {result['server_cores']:.2f} cores, disk control's "
@@ -192,8 +199,8 @@ def run_store(p: dict[str, Any], tmp: Path, store: str) -> dict[str, Any]:
         if schema_url:
             drop_schema(schema_url)
     held = [r["tables"] for r in results if r["holds"]]
-    return {"store": store, "workers": workers, "steps": results,
-            "largest": max(held, default=0), "prepare_seconds": took}
+    return {"store": label, "workers": workers, "redis": redis and store != "sqlite",
+            "steps": results, "largest": max(held, default=0), "prepare_seconds": took}
 
 
 def tables_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
@@ -202,6 +209,7 @@ def tables_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
     runs = [run_store(p, tmp, "sqlite")]
     if reachable(POSTGRES, 5432) and reachable(REDIS, 6379):
         runs.append(run_store(p, tmp, "postgres"))
+        runs.append(run_store(p, tmp, "postgres", redis=False))
     else:
         say("  PostgreSQL or Redis not reachable: the PostgreSQL run is skipped")
     return {"runs": runs, "file_limit": limit, "seconds": p["tables_seconds"]}

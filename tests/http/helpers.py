@@ -251,6 +251,25 @@ def read_until(messages: Iterator[Message], last: int, limit: float = TIMEOUT) -
     raise AssertionError(f"the stream ended before event {last}: {got}")
 
 
+#: Below the server's keep-alive (15 s), after which it re-reads the log even unprompted: an
+#: event seen sooner was announced, not polled for.
+PROMPT = 5.0
+
+
+def client(base_url: str, read: float = TIMEOUT) -> httpx.Client:
+    return httpx.Client(base_url=base_url, timeout=httpx.Timeout(TIMEOUT, read=read))
+
+
+def subscribe(http: httpx.Client, table: Table, **headers: str) -> httpx.Response:
+    """Open the campaign's event stream (token in the query, as a browser would)."""
+    request = http.build_request("GET", table.url("/events/stream"),
+                                 params={"token": table.tokens[1]}, headers=headers)
+    response = http.send(request, stream=True)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/event-stream")
+    return response
+
+
 # -- a server process ------------------------------------------------------------------------
 
 

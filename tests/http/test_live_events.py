@@ -14,39 +14,24 @@ import httpx
 import pytest
 from helpers import (
     DEMO_STEPS,
+    PROMPT,
     TIMEOUT,
     Message,
     Table,
+    client,
     open_campaign,
     read_until,
     server,
     sse_messages,
+    subscribe,
 )
 from stores import REDIS_URL, need_redis
-
-#: Below the server's keep-alive (15 s), after which it re-reads the log even unprompted: an
-#: event seen sooner was announced, not polled for.
-PROMPT = 5.0
 
 
 @pytest.fixture
 def base_url(tmp_path: Path) -> Iterator[str]:
     with server({"CAPES_DB": str(tmp_path / "live.sqlite")}, tmp_path / "server.log") as url:
         yield url
-
-
-def client(base_url: str, read: float = TIMEOUT) -> httpx.Client:
-    return httpx.Client(base_url=base_url, timeout=httpx.Timeout(TIMEOUT, read=read))
-
-
-def subscribe(http: httpx.Client, table: Table, **headers: str) -> httpx.Response:
-    """Open the campaign's event stream (token in the query, as a browser would)."""
-    request = http.build_request("GET", table.url("/events/stream"),
-                                 params={"token": table.tokens[1]}, headers=headers)
-    response = http.send(request, stream=True)
-    assert response.status_code == 200
-    assert response.headers["content-type"].startswith("text/event-stream")
-    return response
 
 
 def ids(messages: list[Message]) -> list[int]:

@@ -13,7 +13,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from uuid import UUID
 
@@ -25,7 +25,20 @@ from application.campaigns import open_campaigns
 from application.config import WRITER_SOCKET
 from cli.writer_hub import WriterHub, wanted
 from domain.capes import commands as c
-from tests.http.helpers import RUNNING, TIMEOUT, capes_serve
+from tests.http.helpers import (
+    DEMO_STEPS,
+    PROMPT,
+    RUNNING,
+    TIMEOUT,
+    Table,
+    capes_serve,
+    client,
+    open_campaign,
+    read_until,
+    server,
+    sse_messages,
+    subscribe,
+)
 from tests.integration.test_read_models_process import ROOT, eventually
 
 
@@ -105,6 +118,112 @@ def test_a_shared_writer_process_that_dies_is_started_again_and_servers_connect_
 
     before, after = asyncio.run(around_a_crash())
     assert after > before
+
+
+async def _until(check: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
+    """Whether ``check()`` comes true within ``timeout`` seconds, the event loop running."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.01)
+    return True
+
+
+def _listening(environ: dict[str, str]) -> tuple[RemoteWriter, list[tuple[UUID, bytes]]]:
+    """A worker's handle on the shared writer, and the live messages it hears."""
+    writer = RemoteWriter(environ)
+    heard: list[tuple[UUID, bytes]] = []
+    writer.on_live = lambda campaign_id, message: heard.append((campaign_id, message))
+    return writer, heard
+
+
+def test_a_live_message_relayed_by_one_worker_reaches_every_other_worker_and_not_itself(
+    hub: tuple[WriterHub, UUID],
+) -> None:
+    """What lets the workers of ``capes serve --workers N`` share their live events with no
+    Redis: each relays its live messages through the writer process they share."""
+    writers, campaign = hub
+
+    async def relay() -> list[list[tuple[UUID, bytes]]]:
+        workers = [_listening({WRITER_SOCKET: writers.path}) for _ in range(3)]
+        try:
+            for writer, _ in workers:
+                await writer.start()
+            first = workers[0][0]
+            first.relay(campaign, b"1 1\nfirst")
+            await first.execute(campaign, c.Narrate(seat=1, text="in between"))
+            first.relay(campaign, b"2 2\nsecond")
+            assert await _until(lambda: all(len(h) == 2 for _, h in workers[1:]))
+            await asyncio.sleep(0.1)  # nothing more comes, to the sender either
+            return [heard for _, heard in workers]
+        finally:
+            for writer, _ in workers:
+                await writer.stop()
+
+    sender, *others = asyncio.run(relay())
+    assert sender == []
+    for heard in others:
+        assert heard == [(campaign, b"1 1\nfirst"), (campaign, b"2 2\nsecond")]
+
+
+def test_a_worker_hears_the_others_again_once_the_shared_writer_is_started_again(
+    hub: tuple[WriterHub, UUID],
+) -> None:
+    """It connects again by itself (it may have no request to send, only streams to feed)."""
+    writers, campaign = hub
+
+    async def around_a_crash() -> list[tuple[UUID, bytes]]:
+        (sender, _), (listener, heard) = (_listening({WRITER_SOCKET: writers.path})
+                                          for _ in range(2))
+        try:
+            await sender.start()
+            await listener.start()
+            pid = writers.pid
+            assert pid is not None
+            os.kill(pid, signal.SIGKILL)
+            assert await asyncio.to_thread(eventually, lambda: writers.starts == 2)
+            assert await _until(lambda: listener._transport is not None)
+            await sender.execute(campaign, c.Narrate(seat=1, text="after"))  # connects anew
+            sender.relay(campaign, b"3 3\nafter")
+            assert await _until(lambda: len(heard) == 1)
+            return heard
+        finally:
+            await sender.stop()
+            await listener.stop()
+
+    assert asyncio.run(around_a_crash()) == [(campaign, b"3 3\nafter")]
+
+
+def test_a_stream_on_one_worker_hears_the_commands_run_on_another_with_no_redis(
+    hub: tuple[WriterHub, UUID], tmp_path: Path,
+) -> None:
+    """Two workers of one writer process, as ``capes serve --workers 2`` runs them, but each
+    on a port of its own: the stream is on one, every command goes to the other (the kernel
+    hands ``capes serve``'s connections to either worker as it likes)."""
+    writers, _ = hub
+    environ = {"CAPES_DB": str(tmp_path / "w.sqlite"), "CAPES_WRITER": "process",
+               WRITER_SOCKET: writers.path, "CAPES_PROJECTIONS": "external"}
+    with server(environ, tmp_path / "one.log") as one, server(environ, tmp_path / "two.log") \
+            as two, client(one, read=PROMPT) as watcher:
+        with client(one) as http:
+            table = open_campaign(http, players=["Ana", "Ben", "Cleo"])
+            version = table.version()
+        stream = subscribe(watcher, table)
+        heard, sent = [], []
+        try:
+            messages = sse_messages(stream)
+            read_until(messages, version)
+            with client(two) as http:
+                elsewhere = Table(http, table.campaign_id, table.owner_token, table.tokens)
+                for narration, command in DEMO_STEPS[:3]:
+                    applied = elsewhere.play(narration, command)
+                    sent += applied["events"]
+                    heard += read_until(messages, applied["version"], limit=PROMPT)
+        finally:
+            stream.close()
+    assert sent and [(m.id, m.event) for m in heard] == [(e["position"], e["type"])
+                                                         for e in sent]
 
 
 def test_a_server_killed_with_answers_it_had_not_read_does_not_stop_the_shared_writer(
