@@ -305,18 +305,18 @@ def publish(services: Services, campaign_id: UUID, message: bytes) -> None:
     """Hand a campaign's live message (:func:`live_message`) to its streams and wake the read
     models."""
     if services.local_live:
-        services.live.announce(campaign_id, message)
         if services.relay is not None:
             services.relay(campaign_id, message)
-    else:
-        services.channels.publish(message, [channel(campaign_id)])
+        hear(services, campaign_id, message)
+        return
+    services.channels.publish(message, [channel(campaign_id)])
     if services.read_models is not None:
         services.read_models.runner.poke()
 
 
 def hear(services: Services, campaign_id: UUID, message: bytes) -> None:
-    """Another worker's live message (passed on by the writer process they share): to this
-    worker's streams of the campaign."""
+    """A live message for this process's streams of the campaign: one of its own, or another
+    worker's passed on by the writer process they share; and wake the read models."""
     services.live.announce(campaign_id, message)
     if services.read_models is not None:
         services.read_models.runner.poke()

@@ -38,10 +38,7 @@ def _store_control(h: dict[str, Any]) -> str:
 
 def _with_redis(wk: dict[str, Any]) -> str:
     """The same with Redis (as several servers on one database share their live events): one
-    worker and two. Runs before W had two workers with Redis only, as ``game2``."""
-    if "game2r" not in wk:
-        return (f"; one worker with Redis {wk['game1r']['commands_per_s']:.0f} commands/s, two "
-                f"are **{wk['scaling_redis']:.2f}x** of it") if "game1r" in wk else ""
+    worker and two."""
     return (f"; with Redis {wk['game1r']['commands_per_s']:.0f} → "
             f"{wk['game2r']['commands_per_s']:.0f} commands/s: **{wk['scaling_redis']:.2f}x**")
 
@@ -192,13 +189,9 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
         add("| server | workers | req/s | commands/s | p99 | refused | cores: server / load "
             "generator / others |")
         add("|---|---|---|---|---|---|---|")
-        # Before W, "game2" was two workers with Redis (they needed it for live events).
-        second = "game" if "game2r" in wk else "game (Redis)"
-        for key, label, n in (("game1", "game", 1), ("game2", second, 2),
+        for key, label, n in (("game1", "game", 1), ("game2", "game", 2),
                               ("game1r", "game (Redis)", 1), ("game2r", "game (Redis)", 2),
                               ("lean1", "control", 1), ("lean2", "control", 2)):
-            if key not in wk:
-                continue
             r = wk[key]
             c = r["cpu"]
             add(f"| {label} | {n} | {r['rps']:.0f} | {r['commands_per_s']:.0f} | "

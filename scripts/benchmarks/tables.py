@@ -199,8 +199,8 @@ def run_store(p: dict[str, Any], tmp: Path, store: str, *, redis: bool = True) -
         if schema_url:
             drop_schema(schema_url)
     held = [r["tables"] for r in results if r["holds"]]
-    return {"store": label, "workers": workers, "redis": redis and store != "sqlite",
-            "steps": results, "largest": max(held, default=0), "prepare_seconds": took}
+    return {"store": label, "workers": workers, "steps": results,
+            "largest": max(held, default=0), "prepare_seconds": took}
 
 
 def tables_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
