@@ -66,6 +66,19 @@ class _Body(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
     chain: str = ""
 
 
+class _Hashed(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
+    """What the hash chain hashes of an envelope (:mod:`application.chain`): the fields of
+    :class:`_Body` but its chain, with the position, encoded with every key sorted."""
+
+    timestamp: datetime
+    seat: int | None
+    narration: str
+    schema: int
+    command: int
+    event: EventT
+    position: int
+
+
 class _SnapshotBody(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
     timestamp: datetime
     created_on: datetime
@@ -98,6 +111,7 @@ class MsgspecMapper(Mapper[UUID]):
     ) -> None:
         super().__init__(transcoder=transcoder, compressor=compressor, cipher=cipher)  # type: ignore[arg-type]
         self._encoder = msgspec.json.Encoder()
+        self._sorted = msgspec.json.Encoder(order="sorted")
         self._topics: dict[type[Any], str] = {}
         self._decoders: dict[str, Callable[[bytes], Any]] = {}
         self._body_types: dict[str, Any] = {}
@@ -144,6 +158,31 @@ class MsgspecMapper(Mapper[UUID]):
             topic=stored_topic,
             state=data,
         )
+
+    def canonical(self, record: Recorded[Any]) -> bytes | None:
+        """The canonical bytes of ``record`` as this mapper stores it (R-FAIR-6): what
+        ``chain.canonical`` makes of its stored JSON, encoded at once instead of stored, read
+        back and encoded again (a command's events are chained on the writer's path). The
+        same fields and values as :meth:`to_stored_event`, so the same JSON, keys sorted.
+
+        None for an event holding a mapping whose keys are not strings (a dispute's votes by
+        seat): JSON writes them as strings, sorted as strings, which only the stored JSON
+        read back gives."""
+        event_type = type(record.event)
+        stored_topic = self._topics.get(event_type) or self._topic_for(event_type)
+        hashed = _Hashed(
+            timestamp=record.timestamp,
+            seat=record.seat,
+            narration=record.narration,
+            schema=self.current_schema(stored_topic),
+            command=record.command,
+            event=record.event,
+            position=record.originator_version,
+        )
+        try:
+            return self._sorted.encode(hashed)
+        except TypeError:
+            return None
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
         """Decode a stored event into a :class:`Recorded` envelope or a :class:`Snapshot`."""
