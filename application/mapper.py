@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Generic
+from typing import Any, Generic, TypeVar
 from uuid import UUID
 
 import msgspec
@@ -79,6 +79,10 @@ class _Hashed(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
     position: int
 
 
+#: What :meth:`MsgspecMapper._envelope` fills in.
+_S = TypeVar("_S", "_Body[Any]", "_Hashed[Any]")
+
+
 class _SnapshotBody(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
     timestamp: datetime
     created_on: datetime
@@ -121,18 +125,7 @@ class MsgspecMapper(Mapper[UUID]):
         """Encode an envelope or a snapshot (TypeError for anything else)."""
         body: msgspec.Struct
         if isinstance(domain_event, Recorded):
-            event_type = type(domain_event.event)
-            stored_topic = self._topics.get(event_type) or self._topic_for(event_type)
-            body = _Body(
-                timestamp=domain_event.timestamp,
-                seat=domain_event.seat,
-                narration=domain_event.narration,
-                # Written in the current shape of its type, whatever the envelope says.
-                schema=self.current_schema(stored_topic),
-                command=domain_event.command,
-                event=domain_event.event,
-                chain=domain_event.chain,
-            )
+            stored_topic, body = self._envelope(domain_event, _Body, chain=domain_event.chain)
         elif isinstance(domain_event, Snapshot):
             stored_topic = SNAPSHOT_TOPIC_PREFIX + domain_event.edition
             body = _SnapshotBody(
@@ -165,24 +158,30 @@ class MsgspecMapper(Mapper[UUID]):
         back and encoded again (a command's events are chained on the writer's path). The
         same fields and values as :meth:`to_stored_event`, so the same JSON, keys sorted.
 
-        None for an event holding a mapping whose keys are not strings (a dispute's votes by
-        seat): JSON writes them as strings, sorted as strings, which only the stored JSON
+        None for an event holding a mapping whose keys are not strings (a conflict's claims
+        by side): JSON writes them as strings, sorted as strings, which only the stored JSON
         read back gives."""
-        event_type = type(record.event)
-        stored_topic = self._topics.get(event_type) or self._topic_for(event_type)
-        hashed = _Hashed(
-            timestamp=record.timestamp,
-            seat=record.seat,
-            narration=record.narration,
-            schema=self.current_schema(stored_topic),
-            command=record.command,
-            event=record.event,
-            position=record.originator_version,
-        )
+        _, hashed = self._envelope(record, _Hashed, position=record.originator_version)
         try:
             return self._sorted.encode(hashed)
         except TypeError:
             return None
+
+    def _envelope(self, record: Recorded[Any], shape: type[_S], **more: Any) -> tuple[str, _S]:
+        """The topic of ``record``'s event, and what is stored of ``record`` in ``shape``
+        (:class:`_Body`, :class:`_Hashed`) with ``more``."""
+        event_type = type(record.event)
+        stored_topic = self._topics.get(event_type) or self._topic_for(event_type)
+        return stored_topic, shape(
+            timestamp=record.timestamp,
+            seat=record.seat,
+            narration=record.narration,
+            # Written in the current shape of its type, whatever the envelope says.
+            schema=self.current_schema(stored_topic),
+            command=record.command,
+            event=record.event,
+            **more,
+        )
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
         """Decode a stored event into a :class:`Recorded` envelope or a :class:`Snapshot`."""
