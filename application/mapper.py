@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic
 from uuid import UUID
 
 import msgspec
@@ -66,9 +66,10 @@ class _Body(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
     chain: str = ""
 
 
-class _Hashed(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
+class _Hashed(msgspec.Struct, Generic[EventT], frozen=True):
     """What the hash chain hashes of an envelope (:mod:`application.chain`): the fields of
-    :class:`_Body` but its chain, with the position, encoded with every key sorted."""
+    :class:`_Body` but its chain, in its order, then the position; encoded with every key
+    sorted."""
 
     timestamp: datetime
     seat: int | None
@@ -77,10 +78,6 @@ class _Hashed(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
     command: int
     event: EventT
     position: int
-
-
-#: What :meth:`MsgspecMapper._envelope` fills in.
-_S = TypeVar("_S", "_Body[Any]", "_Hashed[Any]")
 
 
 class _SnapshotBody(msgspec.Struct, Generic[EventT], frozen=True, kw_only=True):
@@ -125,7 +122,7 @@ class MsgspecMapper(Mapper[UUID]):
         """Encode an envelope or a snapshot (TypeError for anything else)."""
         body: msgspec.Struct
         if isinstance(domain_event, Recorded):
-            stored_topic, body = self._envelope(domain_event, _Body, chain=domain_event.chain)
+            stored_topic, body = self._body(domain_event)
         elif isinstance(domain_event, Snapshot):
             stored_topic = SNAPSHOT_TOPIC_PREFIX + domain_event.edition
             body = _SnapshotBody(
@@ -161,18 +158,19 @@ class MsgspecMapper(Mapper[UUID]):
         None for an event holding a mapping whose keys are not strings (a conflict's claims
         by side): JSON writes them as strings, sorted as strings, which only the stored JSON
         read back gives."""
-        _, hashed = self._envelope(record, _Hashed, position=record.originator_version)
+        _, body = self._body(record)
+        # Its fields but the chain (the last), in their order, then the position.
+        hashed = _Hashed(*(*msgspec.structs.astuple(body)[:-1], record.originator_version))
         try:
             return self._sorted.encode(hashed)
         except TypeError:
             return None
 
-    def _envelope(self, record: Recorded[Any], shape: type[_S], **more: Any) -> tuple[str, _S]:
-        """The topic of ``record``'s event, and what is stored of ``record`` in ``shape``
-        (:class:`_Body`, :class:`_Hashed`) with ``more``."""
+    def _body(self, record: Recorded[Any]) -> tuple[str, _Body[Any]]:
+        """The topic of ``record``'s event, and what is stored of ``record``."""
         event_type = type(record.event)
         stored_topic = self._topics.get(event_type) or self._topic_for(event_type)
-        return stored_topic, shape(
+        return stored_topic, _Body(
             timestamp=record.timestamp,
             seat=record.seat,
             narration=record.narration,
@@ -180,7 +178,7 @@ class MsgspecMapper(Mapper[UUID]):
             schema=self.current_schema(stored_topic),
             command=record.command,
             event=record.event,
-            **more,
+            chain=record.chain,
         )
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:

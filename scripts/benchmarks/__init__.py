@@ -9,6 +9,7 @@ figures to docs/benchmarks.md. One module per family of figures:
 - :mod:`benchmarks.coldload`: cold loads and old versions with and without snapshots, the read
   and decode rate of stored events;
 - :mod:`benchmarks.projections`: the rebuild of every read model;
+- :mod:`benchmarks.instructions`: the writer's core in instructions a command (callgrind);
 - :mod:`benchmarks.report`: docs/benchmarks.md;
 
 with what they share in :mod:`benchmarks.common` (parameters, CPU watch, servers, machine

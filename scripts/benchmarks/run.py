@@ -12,7 +12,10 @@ from benchmarks.coldload import coldload_part
 from benchmarks.common import DOC, FULL, QUICK, git_commit, machine_facts, say
 from benchmarks.http import TARGET_P99_MS, http_part
 from benchmarks.inprocess import inproc_part
+from benchmarks.instructions import HEADING as INSTRUCTIONS_HEADING
+from benchmarks.instructions import instructions_part, instructions_report
 from benchmarks.report import (
+    PROJECTIONS_HEADING,
     RANDOM_PLAY_HEADING,
     TARGET_RATIO,
     projection_report,
@@ -46,6 +49,10 @@ def main() -> int:
                         help="skip the many-tables part (scripts/benchmarks/tables.py)")
     parser.add_argument("--tables-only", action="store_true", help="run only the many-tables "
                         "part and update just its section of the doc")
+    parser.add_argument("--no-instructions", action="store_true", help="skip the instructions "
+                        "a command under callgrind (scripts/benchmarks/instructions.py)")
+    parser.add_argument("--instructions-only", action="store_true", help="run only the "
+                        "instructions a command and update just its section of the doc")
     parser.add_argument("--out", type=Path, default=DOC, help="where to write (default: "
                         "docs/benchmarks.md)")
     args = parser.parse_args()
@@ -53,11 +60,13 @@ def main() -> int:
         return projections_only(args.quick, args.out)
     if args.tables_only:
         return tables_only(args.quick, args.out)
+    if args.instructions_only:
+        return instructions_only(args.quick, args.out)
     p = QUICK if args.quick else FULL
     began = time.perf_counter()
     facts = machine_facts()
     say(f"nproc {facts['nproc']}, Python {facts['python']}, {facts['wrk']}")
-    h = ip = pr = wk = t = ryw = None
+    h = ip = pr = wk = t = ryw = ins = None
     with tempfile.TemporaryDirectory(prefix="capes-bench-") as tmp_name:
         tmp = Path(tmp_name)
         if not args.no_http:
@@ -72,6 +81,8 @@ def main() -> int:
             ip = inproc_part(p, tmp) | coldload_part(p, tmp)
         if not args.no_projections:
             pr = projections.projection_part(args.quick, tmp)
+        if not args.no_instructions:
+            ins = instructions_part(args.quick, tmp)
     elapsed = time.perf_counter() - began
     if h is not None and "skipped" not in h:
         v = verdicts(h)
@@ -84,6 +95,8 @@ def main() -> int:
     text = with_section(text, issue15_report(h, wk, t, ryw), HEADING)
     if pr is not None:
         text = with_section(text, projection_report(pr, args.quick))
+    if ins is not None:
+        text = with_section(text, instructions_report(ins, _now()), INSTRUCTIONS_HEADING)
     # The soak's figures (scripts/playtest --write) are not the bench's to redo: keep them,
     # and scripts/soak's "Reliability" section too.
     for heading in (RANDOM_PLAY_HEADING, RELIABILITY):
@@ -100,25 +113,38 @@ def main() -> int:
 RELIABILITY = "## Reliability"
 
 
+def _now() -> str:
+    """When and at which commit, for a section measured by itself."""
+    return f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC (commit {git_commit()})"
+
+
+def _replace_section(out: Path, section: str, heading: str, what: str) -> int:
+    text = out.read_text() if out.exists() else "# Benchmarks\n"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(with_section(text, section, heading))
+    say(f"updated the {what} section of {out}")
+    return 0
+
+
 def tables_only(quick: bool, out: Path) -> int:
     """Only the many tables: their section of ``out`` replaced, the rest left as it is."""
     with tempfile.TemporaryDirectory(prefix="capes-bench-tables-") as tmp:
         result = tables_part(QUICK if quick else FULL, Path(tmp))
-    result["alone"] = (f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC "
-                       f"(commit {git_commit()})")
-    text = out.read_text() if out.exists() else "# Benchmarks\n"
-    out.write_text(with_section(text, tables_report(result), TABLES_HEADING))
-    say(f"updated the many-tables section of {out}")
-    return 0
+    result["alone"] = _now()
+    return _replace_section(out, tables_report(result), TABLES_HEADING, "many-tables")
+
+
+def instructions_only(quick: bool, out: Path) -> int:
+    """Only the instructions a command: their section of ``out`` replaced, the rest left."""
+    with tempfile.TemporaryDirectory(prefix="capes-bench-instructions-") as tmp:
+        result = instructions_part(quick, Path(tmp))
+    return _replace_section(out, instructions_report(result, _now()), INSTRUCTIONS_HEADING,
+                            "instructions")
 
 
 def projections_only(quick: bool, out: Path) -> int:
     """Only the projection rebuild: its section of ``out`` replaced, the rest left as it is."""
     with tempfile.TemporaryDirectory(prefix="capes-bench-projections-") as tmp:
         result = projections.projection_part(quick, Path(tmp))
-    section = projection_report(result, quick)
-    text = out.read_text() if out.exists() else "# Benchmarks\n"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(with_section(text, section))
-    say(f"updated the projections section of {out}")
-    return 0
+    return _replace_section(out, projection_report(result, quick), PROJECTIONS_HEADING,
+                            "projections")
