@@ -129,6 +129,7 @@ def instructions_report(r: dict[str, Any], when: str) -> str:
         "here). The HTTP figures above say what the whole server does in seconds on the day's "
         "machine.",
         "",
+        "",
     ]
     return "\n".join(w)
 
