@@ -31,6 +31,7 @@ from uuid import UUID
 import msgspec
 from eventsourcing.persistence import Mapper
 
+from .mapper import MsgspecMapper
 from .records import Recorded
 
 __all__ = ["canonical", "genesis", "link", "linked", "stored_body"]
@@ -60,18 +61,16 @@ def stored_body(mapper: Mapper[UUID], record: Recorded[Any]) -> dict[str, Any]:
     return body
 
 
-def linked(mapper: Mapper[UUID], campaign_id: UUID, head: str,
+def linked(mapper: MsgspecMapper, campaign_id: UUID, head: str,
            records: Iterable[Recorded[Any]]) -> Iterator[Recorded[Any]]:
     """``records`` (in order, right after ``head``; "" for a new log) with ``chain`` set.
 
-    A mapper that makes the canonical bytes itself (``MsgspecMapper.canonical``, tested to
-    equal :func:`canonical` of :func:`stored_body`) spares each event being encoded, decoded
-    and encoded again; where it cannot (it answers None), they are made from the stored
-    JSON."""
+    The mapper makes each event's canonical bytes at once (``MsgspecMapper.canonical``,
+    tested to equal :func:`canonical` of :func:`stored_body`); where it cannot (an event
+    holding a mapping keyed by numbers), they are made from the stored JSON."""
     previous = bytes.fromhex(head) if head else genesis(campaign_id)
-    direct = getattr(mapper, "canonical", None)
     for record in records:
-        hashed = direct(record) if direct is not None else None
+        hashed = mapper.canonical(record)
         if hashed is None:
             hashed = canonical(stored_body(mapper, record), record.originator_version)
         previous = link(previous, hashed)

@@ -28,8 +28,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from application.campaigns import open_campaigns
+from application.committer import Committer, Job
+from application.integrity import Integrity
 from benchmarks import SCRIPTS
 from benchmarks.common import say
+from benchmarks.inprocess import inproc_setup
+from benchmarks.mix import turn_plan
 
 #: Commands of each group, and groups before the same campaigns come round again.
 GROUP = 16
@@ -42,12 +47,6 @@ _COLLECTED = re.compile(r"Collected : (\d+)")
 def workload(commands: int, db: Path) -> int:
     """Set up the campaigns, then run ``commands`` of the mix's commands through the
     committer; how many ran."""
-    from application.campaigns import open_campaigns
-    from application.committer import Committer, Job
-    from application.integrity import Integrity
-    from benchmarks.inprocess import inproc_setup
-    from benchmarks.mix import turn_plan
-
     app = open_campaigns({"CAPES_DB": str(db)})
     ids = [inproc_setup(app) for _ in range(GROUP * ROUNDS)]
     committer = Committer(app, integrity=Integrity(app))
