@@ -36,8 +36,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Notifications read (and applied per read model in one transaction) at a time.
-BATCH = 500
+#: Notifications read (and applied per read model in one transaction) at a time. Why 2,000:
+#: a batch's commit writes every page its rows touched, and under load a batch touches the
+#: index pages of most campaigns in play whatever its size, so fewer, larger batches write
+#: the same pages less often. Measured on a history made like the HTTP mix's (128 campaigns
+#: interleaved, 51,254 events), stepped as the background runner steps: 32 µs of CPU an event
+#: against 37 with 500 (the kernel's share from 6.6 to 4.0); under the game mix the read
+#: models' process used 8% less CPU a command (alternated, see the README).
+BATCH = 2000
 #: Seconds between polls of the store when there is nothing new.
 POLL = 0.2
 #: Seconds to wait, when poked, for more events to come (fewer, larger transactions). The

@@ -112,3 +112,25 @@ def test_more_events_than_one_insert_takes_are_stored_in_one_transaction_all_or_
 
 def test_the_last_position_of_an_empty_store_is_0(recorder: CampaignsSQLiteRecorder) -> None:
     assert recorder.max_notification_id() == 0
+
+
+def test_the_rows_of_one_campaign_read_back_carry_one_and_the_same_id_object(
+        recorder: CampaignsSQLiteRecorder) -> None:
+    # Why it matters (issue 15): the read models look each event's campaign up in several
+    # dicts, and a key that is the very object looked up skips UUID.__eq__ (Python code).
+    first, second = uuid4(), uuid4()
+    recorder.insert_events([*events(first, range(1, 4)), *events(second, range(1, 3))])
+    ids = [n[1] for n in stored(recorder)]
+    assert ids == [first] * 3 + [second] * 2
+    assert ids[0] is ids[1] is ids[2] and ids[3] is ids[4] and ids[0] is not ids[3]
+    assert [e.originator_id for e in recorder.select_events(first)] == [first] * 3
+    assert recorder.select_events(first)[0].originator_id is ids[0]
+
+
+def test_the_ids_kept_parsed_are_bounded_and_start_again_when_full(
+        recorder: CampaignsSQLiteRecorder, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite_store, "ORIGINATORS_KEPT", 2)
+    campaigns = [uuid4() for _ in range(5)]
+    recorder.insert_events([e for cid in campaigns for e in events(cid, range(1, 3))])
+    assert [n[1] for n in stored(recorder)] == [cid for cid in campaigns for _ in (1, 2)]
+    assert len(recorder._originators) <= 2
