@@ -40,8 +40,8 @@ log = logging.getLogger(__name__)
 #: a batch's commit writes every page its rows touched, and under load a batch touches the
 #: index pages of most campaigns in play whatever its size, so fewer, larger batches write
 #: the same pages less often. Measured on a history made like the HTTP mix's (128 campaigns
-#: interleaved, 51,254 events), stepped as the background runner steps: 32 µs of CPU an event
-#: against 37 with 500 (the kernel's share from 6.6 to 4.0); under the game mix the read
+#: interleaved, 51,254 events), stepped as the background runner steps: 32.3 µs of CPU an event
+#: against 36.7 with 500 (the kernel's share 3.8 against 6.6); under the game mix the read
 #: models' process used 8% less CPU a command (alternated, see the README).
 BATCH = 2000
 #: Seconds between polls of the store when there is nothing new.
