@@ -17,7 +17,7 @@ from .ledgers import Ledgers, LedgersModel
 from .model import Folds, ReadModel
 from .runner import BATCH, LATEST_EVERY, LINGER, Catchup, Progress
 from .timeline import TimelineModel
-from .views import open_factory, open_view
+from .views import claim_unsynced, open_factory, open_view
 from .wake import ENV as WAKE_ENV
 from .wake import Wake
 
@@ -65,7 +65,10 @@ class ReadModels:
         self.app = app
         #: Whether this process runs them (else another process does; this one only reads).
         self.runs = runs
-        self.factory = open_factory(dict(app.env))
+        # Claimed before the file is opened: a file the machine stopped writing is deleted
+        # first, and these read models start again from the log (projections/unsynced.py).
+        self.unsynced = claim_unsynced(dict(app.env))
+        self.factory = open_factory(dict(app.env), unsynced=self.unsynced is not None)
         folds = Folds(app)
         self.models: dict[str, ReadModel] = {
             name: model(open_view(self.factory, model.views), folds)
@@ -112,6 +115,8 @@ class ReadModels:
     def close(self) -> None:
         self.runner.stop()
         self.factory.close()
+        if self.unsynced is not None:
+            self.unsynced.release()  # after the connections: the last one syncs the file
         if self.wake is not None:
             self.wake.close()
 

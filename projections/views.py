@@ -32,7 +32,7 @@ from eventsourcing.persistence import (
     TrackingRecorder,
 )
 from eventsourcing.postgres import PostgresDatastore, PostgresTrackingRecorder
-from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
+from eventsourcing.sqlite import SQLiteDatastore, SQLiteFactory, SQLiteTrackingRecorder
 from eventsourcing.utils import Environment
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL
@@ -40,10 +40,14 @@ from psycopg.sql import SQL
 from application.schema_lock import creating_tables
 from application.sqlite_store import on_each_connection
 
+from .unsynced import Unsynced
+
 #: A statement and the rows of parameters it runs with (``executemany``).
 Op = tuple[str, Sequence[Sequence[Any]]]
 #: Name of the application whose notification log the read models follow.
 APPLICATION = "Campaigns"
+#: Set on the datastore of a read models' file this process claimed for unsynced writes.
+UNSYNCED = "capes_unsynced"
 
 
 def iso(moment: datetime) -> str:
@@ -117,8 +121,11 @@ class SQLiteView(ViewSchema, SQLiteTrackingRecorder):
         # together: a transaction lost to a power cut is one applied again, so its commits
         # need not wait for the disk (WAL with synchronous=NORMAL never corrupts, it only
         # forgets the last transactions). With the read models caught up after every command,
-        # their fsyncs were as many as the commands', on the disk the commands wait for.
-        on_each_connection(datastore, "PRAGMA synchronous=NORMAL")
+        # their fsyncs were as many as the commands', on the disk the commands wait for. In a
+        # file of their own, claimed (projections/unsynced.py), they never wait for it (OFF):
+        # the file is rebuilt if the machine stops while it has writes not on the disk.
+        level = "OFF" if getattr(datastore, UNSYNCED, False) else "NORMAL"
+        on_each_connection(datastore, f"PRAGMA synchronous={level}")
         table = self.tracking_table()
         # The library's statements name one shared "tracking" table; each view has its own.
         self.insert_tracking_statement = (
@@ -336,13 +343,31 @@ def read_models_file(db: str) -> str:
     return str(path.with_name(f"{path.stem}.read-models{path.suffix or '.sqlite'}"))
 
 
-def open_factory(app_env: Mapping[str, str]) -> InfrastructureFactory[Any]:
-    """The infrastructure factory of the read models' store (SQLite or PostgreSQL)."""
+def claim_unsynced(app_env: Mapping[str, str]) -> Unsynced | None:
+    """This process's claim on the read models' SQLite file for writes that do not wait for
+    the disk (:mod:`projections.unsynced`), taken before the file is opened: only for a file
+    of their own (not the in-memory store's, not one they share with the campaigns), and only
+    where the machine tells its boot; else None."""
+    module = app_env.get("PERSISTENCE_MODULE", "") or ""
+    db = app_env.get("SQLITE_DBNAME", "") or ""
+    own = read_models_file(db)
+    if not module.endswith("sqlite") or own == db:
+        return None
+    return Unsynced.claim(own)
+
+
+def open_factory(app_env: Mapping[str, str], *,
+                 unsynced: bool = False) -> InfrastructureFactory[Any]:
+    """The infrastructure factory of the read models' store (SQLite or PostgreSQL); with
+    ``unsynced`` (the file claimed by :func:`claim_unsynced`), its SQLite views never wait
+    for the disk."""
     factory = InfrastructureFactory[Any].construct(Environment("ReadModels",
                                                                views_env(app_env)))
     module = type(factory).__module__
     if not module.endswith(("sqlite", "postgres")):
         raise ValueError(f"read models need SQLite or PostgreSQL, not {module}")
+    if unsynced and isinstance(factory, SQLiteFactory):
+        setattr(factory.datastore, UNSYNCED, True)
     return factory
 
 
