@@ -48,7 +48,14 @@ def creating_tables(env: Mapping[str, Any]) -> Iterator[None]:
     if not module.endswith("sqlite") or not db or db == ":memory:" or "mode=memory" in db:
         yield
         return
-    path = db.removeprefix("file:").split("?", 1)[0]
+    with sqlite_file_lock(db.removeprefix("file:").split("?", 1)[0]):
+        yield
+
+
+@contextlib.contextmanager
+def sqlite_file_lock(path: str) -> Iterator[None]:
+    """Hold the exclusive ``flock`` of SQLite file ``path``'s lock file, ``<path>.lock``
+    (what :func:`creating_tables` takes for it; the read models' marker takes it too)."""
     with open(f"{path}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:

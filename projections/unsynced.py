@@ -35,8 +35,9 @@ import contextlib
 import fcntl
 import logging
 import os
-from collections.abc import Iterator
 from pathlib import Path
+
+from application.schema_lock import sqlite_file_lock
 
 log = logging.getLogger(__name__)
 
@@ -72,17 +73,6 @@ def _sync(path: Path) -> None:
         os.close(fd)
 
 
-@contextlib.contextmanager
-def _locked(db: str) -> Iterator[None]:
-    # The same lock as application.schema_lock.creating_tables takes for this file.
-    with open(f"{db}.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
 class Unsynced:
     """This process's claim on a read models' file written with ``synchronous=OFF``."""
 
@@ -102,7 +92,7 @@ class Unsynced:
         if boot is None:
             return None
         marker = marker_path(db)
-        with _locked(db):
+        with sqlite_file_lock(db):
             try:
                 found: str | None = marker.read_text(encoding="ascii").strip()
             except FileNotFoundError:
@@ -138,7 +128,7 @@ class Unsynced:
         if fd is None:
             return
         try:
-            with _locked(self.db):
+            with sqlite_file_lock(self.db):
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
