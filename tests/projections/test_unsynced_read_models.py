@@ -3,6 +3,7 @@ machine stopped while it had writes not on the disk (projections/unsynced.py, is
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,7 +49,7 @@ def died(read_models: ReadModels) -> None:
     assert read_models.unsynced is not None
     fd, read_models.unsynced._fd = read_models.unsynced._fd, None
     assert fd is not None
-    unsynced.os.close(fd)  # what the system does for a process that ends
+    os.close(fd)  # what the system does for the files of a process that ends
 
 
 def test_read_models_in_a_file_of_their_own_never_wait_for_the_disk_while_a_marker_names_this_boot(
