@@ -47,10 +47,10 @@ BOOT_ID = "/proc/sys/kernel/random/boot_id"
 SIDE_FILES = ("-wal", "-shm")
 
 
-def boot_id(path: str | None = None) -> str | None:
+def boot_id() -> str | None:
     """This boot of the machine's id, or None where the system does not tell it."""
     try:
-        found = Path(path or BOOT_ID).read_text(encoding="ascii").strip()
+        found = Path(BOOT_ID).read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):
         return None
     return found or None
@@ -85,10 +85,10 @@ class Unsynced:
         self.rebuilt = rebuilt
 
     @classmethod
-    def claim(cls, db: str, *, boot_file: str | None = None) -> Unsynced | None:
+    def claim(cls, db: str) -> Unsynced | None:
         """Claim read models' file ``db`` for unsynced writes (None: not here, see above),
         deleting it first if the machine stopped while it had some."""
-        boot = boot_id(boot_file)
+        boot = boot_id()
         if boot is None:
             return None
         marker = marker_path(db)
