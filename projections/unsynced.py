@@ -61,6 +61,11 @@ def marker_path(db: str) -> Path:
     return Path(f"{db}-unsynced")
 
 
+def _files(db: str) -> tuple[str, ...]:
+    """Database ``db`` and SQLite's files beside it."""
+    return (db, *(db + side for side in SIDE_FILES))
+
+
 def _sync(path: Path) -> None:
     """Write ``path``'s cached pages to the disk (a file or a folder; nothing if missing)."""
     try:
@@ -103,7 +108,7 @@ class Unsynced:
                 log.warning("the machine stopped while the read models' file %s had writes "
                             "not yet on the disk (boot %s, now %s): it is deleted and the read "
                             "models are rebuilt from the log", db, found, boot)
-                for name in (db, *(db + side for side in SIDE_FILES)):
+                for name in _files(db):
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(name)
             if found != boot:
@@ -133,7 +138,7 @@ class Unsynced:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
                     return  # another process still writes: it syncs when it lets go
-                for name in (self.db, *(self.db + side for side in SIDE_FILES)):
+                for name in _files(self.db):
                     _sync(Path(name))
                 _sync(Path(self.db).parent)  # SQLite deletes its log at the last close
                 with contextlib.suppress(FileNotFoundError):

@@ -46,8 +46,6 @@ from .unsynced import Unsynced
 Op = tuple[str, Sequence[Sequence[Any]]]
 #: Name of the application whose notification log the read models follow.
 APPLICATION = "Campaigns"
-#: Set on the datastore of a read models' file this process claimed for unsynced writes.
-UNSYNCED = "capes_unsynced"
 
 
 def iso(moment: datetime) -> str:
@@ -117,15 +115,6 @@ class SQLiteView(ViewSchema, SQLiteTrackingRecorder):
 
     def __init__(self, datastore: SQLiteDatastore, **kwargs: Any) -> None:
         super().__init__(datastore, **kwargs)
-        # A read model is rebuilt from the log, and its rows and tracking position commit
-        # together: a transaction lost to a power cut is one applied again, so its commits
-        # need not wait for the disk (WAL with synchronous=NORMAL never corrupts, it only
-        # forgets the last transactions). With the read models caught up after every command,
-        # their fsyncs were as many as the commands', on the disk the commands wait for. In a
-        # file of their own, claimed (projections/unsynced.py), they never wait for it (OFF):
-        # the file is rebuilt if the machine stops while it has writes not on the disk.
-        level = "OFF" if getattr(datastore, UNSYNCED, False) else "NORMAL"
-        on_each_connection(datastore, f"PRAGMA synchronous={level}")
         table = self.tracking_table()
         # The library's statements name one shared "tracking" table; each view has its own.
         self.insert_tracking_statement = (
@@ -366,8 +355,16 @@ def open_factory(app_env: Mapping[str, str], *,
     module = type(factory).__module__
     if not module.endswith(("sqlite", "postgres")):
         raise ValueError(f"read models need SQLite or PostgreSQL, not {module}")
-    if unsynced and isinstance(factory, SQLiteFactory):
-        setattr(factory.datastore, UNSYNCED, True)
+    if isinstance(factory, SQLiteFactory):
+        # A read model is rebuilt from the log, and its rows and tracking position commit
+        # together: a transaction lost to a power cut is one applied again, so its commits
+        # need not wait for the disk (WAL with synchronous=NORMAL never corrupts, it only
+        # forgets the last transactions). With the read models caught up after every command,
+        # their fsyncs were as many as the commands', on the disk the commands wait for. In a
+        # file of their own, claimed (projections/unsynced.py), they never wait for it (OFF):
+        # the file is rebuilt if the machine stops while it has writes not on the disk.
+        level = "OFF" if unsynced else "NORMAL"
+        on_each_connection(factory.datastore, f"PRAGMA synchronous={level}")
     return factory
 
 
