@@ -10,6 +10,7 @@ from uuid import uuid4
 
 import psycopg
 import pytest
+from eventsourcing.persistence import IntegrityError, StoredEvent
 from psycopg.conninfo import make_conninfo
 from stores import conninfo
 
@@ -151,6 +152,54 @@ def test_a_commits_notification_names_the_campaigns_it_wrote_and_their_last_vers
 
     assert heard == [f"{opened.campaign_id}:{opened.version}",
                      f"{opened.campaign_id}:{seated.version}"]
+
+
+def test_a_commit_stores_its_events_at_consecutive_positions_in_the_order_given(
+    postgres_app: Campaigns,
+) -> None:
+    """One statement (the NOTIFY and the INSERT together): each event's position is the one
+    returned for it, and the log reads them back in that order."""
+    recorder: Any = postgres_app.recorder
+    first, second = uuid4(), uuid4()
+    events = [StoredEvent(originator_id=campaign, originator_version=version,
+                          topic=f"topic-{n}", state=b'{"n": %d}' % n)
+              for n, (campaign, version) in enumerate(
+                  [(first, 1), (second, 1), (first, 2), (second, 2), (first, 3)])]
+    start = recorder.max_notification_id() or 0
+
+    ids = recorder.insert_events(events)
+
+    assert ids == list(range(ids[0], ids[0] + len(events))) and ids[0] > start
+    read = recorder.select_notifications(start, 10, inclusive_of_start=False)
+    assert [(n.id, n.originator_id, n.originator_version, n.topic, n.state) for n in read] == [
+        (i, e.originator_id, e.originator_version, e.topic, e.state)
+        for i, e in zip(ids, events, strict=True)]
+
+
+def test_a_commit_that_takes_a_stored_version_stores_nothing_and_notifies_nothing(
+    postgres_app: Campaigns, postgres_env: dict[str, str]
+) -> None:
+    """All or none: a group with one taken version is refused whole (the writer then decides
+    it again), and the other workers hear nothing of it."""
+    recorder: Any = postgres_app.recorder
+    taken, fresh = uuid4(), uuid4()
+    recorder.insert_events([StoredEvent(originator_id=taken, originator_version=1,
+                                        topic="first", state=b"{}")])
+    start = recorder.max_notification_id()
+    dsn = make_conninfo(**conninfo(postgres_env))
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'LISTEN "{recorder.channel_name}"')
+        with pytest.raises(IntegrityError):
+            recorder.insert_events([
+                StoredEvent(originator_id=fresh, originator_version=1, topic="new", state=b"{}"),
+                StoredEvent(originator_id=taken, originator_version=1, topic="again",
+                            state=b"{}")])
+        heard = [n.payload for n in conn.notifies(timeout=0.5, stop_after=1)]
+
+    assert heard == []
+    assert recorder.select_events(fresh) == []
+    assert [e.topic for e in recorder.select_events(taken)] == ["first"]
+    assert recorder.max_notification_id() == start
 
 
 def test_a_notification_too_long_for_postgresql_says_only_that_something_was_written() -> None:
