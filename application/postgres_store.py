@@ -37,6 +37,7 @@ the live subscription), all through these two methods.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,15 +49,14 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import retry
-from psycopg import Cursor
-from psycopg.rows import DictRow
-from psycopg.sql import SQL, Identifier, Literal
+from psycopg.sql import SQL, Identifier
 
 from .store_watch import payload
 
 
 class CampaignsPostgresRecorder(PostgresApplicationRecorder):
-    """``PostgresApplicationRecorder`` without the table lock on insert (same table)."""
+    """``PostgresApplicationRecorder`` without the table lock on insert (same table), each
+    commit one statement."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -101,28 +101,20 @@ class CampaignsPostgresRecorder(PostgresApplicationRecorder):
                    [e.originator_id for e in stored_events],
                    [e.originator_version for e in stored_events],
                    [e.topic for e in stored_events], [e.state for e in stored_events])
-        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+        timeout = bool(self.datastore.lock_timeout)
+        with self.datastore.get_connection() as conn, conn.cursor() as curs, \
+                conn.transaction() if timeout else contextlib.nullcontext():
+            if timeout:
+                # An operator's POSTGRES_LOCK_TIMEOUT bounds the insert's wait for a version
+                # another transaction is inserting, as in the library's insert: it holds for
+                # a transaction, so then the statement runs in one (two round trips more).
+                curs.execute(self.lock_table_statements[0])
             curs.execute(self._insert_at_once, columns, prepare=True)
             # Each row draws its id from the sequence as it is inserted, in the order given.
             ids: list[int] = sorted(row["notification_id"] for row in curs.fetchall())
         if len(ids) != len(stored_events):
             raise ProgrammingError(f"{len(stored_events)} events stored, {len(ids)} ids returned")
         return ids
-
-    def _insert_stored_events(self, curs: Cursor[DictRow], stored_events: Sequence[Any],
-                              **kwargs: Any) -> None:
-        """The library's insert, whose notification names the campaigns written and their
-        last versions (for the other workers' :class:`~application.store_watch.StoreWatch`;
-        the library's own listeners ignore what it says)."""
-        self._lock_table(curs)
-        curs.execute(SQL("NOTIFY {0}, {1}").format(Identifier(self.channel_name),
-                                                   Literal(payload(_written(stored_events)))))
-        super(PostgresApplicationRecorder, self)._insert_stored_events(curs, stored_events,
-                                                                       **kwargs)
-
-    def _lock_table(self, curs: Cursor[DictRow]) -> None:
-        # Only the library's lock timeout: no EXCLUSIVE lock (see the module's docstring).
-        curs.execute(self.lock_table_statements[0], prepare=True)
 
     def max_notification_id(self) -> int | None:
         """The last position such that every insert that drew an id up to it has ended: a

@@ -2,7 +2,7 @@
 
 Each commit of the campaigns' recorder notifies the events table's channel, naming the
 campaigns it wrote and their last versions (:meth:`CampaignsPostgresRecorder
-._insert_stored_events`). A server process's :class:`StoreWatch` listens on its own
+.insert_events`). A server process's :class:`StoreWatch` listens on its own
 connection and keeps, for every campaign, the last version any process is known to have
 stored. The writer (:class:`application.committer.Committer`) then knows which of its
 campaigns another worker wrote to without asking the store: before, with two workers, each

@@ -202,6 +202,23 @@ def test_a_commit_that_takes_a_stored_version_stores_nothing_and_notifies_nothin
     assert recorder.max_notification_id() == start
 
 
+def test_a_commit_under_an_operators_lock_timeout_stores_its_events_as_well(
+    postgres_app: Campaigns, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """POSTGRES_LOCK_TIMEOUT (the library's setting) still bounds the insert's waits: the
+    statement then runs in a transaction that sets it first."""
+    recorder: Any = postgres_app.recorder
+    monkeypatch.setattr(recorder.datastore, "lock_timeout", 5)
+    campaign = uuid4()
+
+    ids = recorder.insert_events([
+        StoredEvent(originator_id=campaign, originator_version=v, topic="t", state=b"{}")
+        for v in (1, 2)])
+
+    assert len(ids) == 2 and ids[1] == ids[0] + 1
+    assert [e.originator_version for e in recorder.select_events(campaign)] == [1, 2]
+
+
 def test_a_notification_too_long_for_postgresql_says_only_that_something_was_written() -> None:
     many = {uuid4(): 1 for _ in range(300)}
     assert payload(many) == "*"
