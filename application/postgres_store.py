@@ -73,9 +73,9 @@ class CampaignsPostgresRecorder(PostgresApplicationRecorder):
             SQL("LOCK TABLE {0} IN SHARE MODE").format(table),
             self.max_notification_id_statement])
         # pg_notify is volatile: PostgreSQL runs the WITH once, whatever joins it. The events
-        # go as four arrays, one a column, which psycopg's C code sends as they are: as an
-        # array of the library's composite type, each field was quoted by Python (a fifth of
-        # the writer's time in a commit).
+        # go as four arrays, one a column, of values psycopg's C code dumps: as an array of
+        # the library's composite type, each field was quoted by a regular expression in
+        # Python (a fifth of a commit's time in the writer).
         self._insert_at_once = SQL(
             "WITH notified AS (SELECT pg_notify(%s, %s)) "
             "INSERT INTO {0} (originator_id, originator_version, topic, state) "
