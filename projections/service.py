@@ -68,7 +68,12 @@ class ReadModels:
         # Claimed before the file is opened: a file the machine stopped writing is deleted
         # first, and these read models start again from the log (projections/unsynced.py).
         self.unsynced = claim_unsynced(dict(app.env))
-        self.factory = open_factory(dict(app.env), unsynced=self.unsynced is not None)
+        try:
+            self.factory = open_factory(dict(app.env), unsynced=self.unsynced is not None)
+        except BaseException:
+            if self.unsynced is not None:
+                self.unsynced.release()  # not left holding a file it never opened
+            raise
         folds = Folds(app)
         self.models: dict[str, ReadModel] = {
             name: model(open_view(self.factory, model.views), folds)
