@@ -19,12 +19,18 @@ the same Lua script (``scripts/bench_game.lua``) drives it. Served like the othe
 
 With ``CAPES_LEAN_STORE`` (an SQLite file) a command is answered only once its three events are
 committed there (:class:`GroupCommit`): the control for a command's latency on this disk, the
-game's store without the game.
+game's store without the game. With ``CAPES_LEAN_STORE`` a PostgreSQL URL naming a schema
+(``postgresql://…?schema=NAME``), they are committed to that schema's ``events`` table as the
+game's recorder commits a group (:class:`PostgresGroupCommit`): one statement that notifies and
+inserts, outside an explicit transaction. Each worker of ``uvicorn --workers N`` then commits
+on a connection of its own: what several workers could carry with the game's store and a
+writer each, the game taken out.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import itertools
 import os
@@ -167,14 +173,81 @@ class GroupCommit:
             loop.call_soon_threadsafe(_settle, [done for _, done, _ in group])
 
 
+class PostgresGroupCommit:
+    """What the game's writer does to PostgreSQL for a command, and nothing else: each group
+    of the commands that queued while the last one was stored, in the one statement the
+    game's recorder sends (``application/postgres_store.py``: a notification and the
+    multi-row insert of four arrays, autocommitted) into a table shaped as the library's
+    events table, on an asynchronous connection of this process's event loop (no thread:
+    nothing contends for the interpreter's lock). The answer waits for its group's commit."""
+
+    def __init__(self, url: str) -> None:
+        base, _, schema = url.partition("?schema=")
+        self.base = base
+        self.table = '"{}".events'.format(schema or "public")
+        self.statement = (
+            "WITH notified AS (SELECT pg_notify('lean_events', %s)) "
+            f"INSERT INTO {self.table} (originator_id, originator_version, topic, state) "
+            "SELECT e.* FROM unnest(%s::uuid[], %s::bigint[], %s::text[], %s::bytea[]) "
+            "AS e(originator_id, originator_version, topic, state), notified "
+            "RETURNING notification_id")
+        self.versions: dict[UUID, itertools.count[int]] = {}
+        self.waiting: list[tuple[asyncio.Future[None], UUID]] = []
+        self.flushing: asyncio.Task[None] | None = None
+        self.pg: Any = None
+
+    async def commit(self, campaign_id: UUID) -> None:
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiting.append((done, campaign_id))
+        if self.flushing is None or self.flushing.done():
+            self.flushing = asyncio.ensure_future(self._flush())
+        await done
+
+    async def _flush(self) -> None:
+        import psycopg
+
+        if self.pg is None:
+            self.pg = await psycopg.AsyncConnection.connect(self.base, autocommit=True)
+            with contextlib.suppress(psycopg.errors.DuplicateTable,
+                                     psycopg.errors.UniqueViolation):
+                await self.pg.execute(
+                    f"CREATE TABLE IF NOT EXISTS {self.table} (originator_id uuid NOT NULL, "
+                    "originator_version bigint NOT NULL, topic text, state bytea, "
+                    "notification_id bigserial, PRIMARY KEY (originator_id, originator_version))")
+        while self.waiting:
+            group, self.waiting = self.waiting, []
+            ids: list[UUID] = []
+            versions: list[int] = []
+            for _, campaign_id in group:
+                counter = self.versions.setdefault(campaign_id, itertools.count(1))
+                for _topic, _state in STORED:
+                    ids.append(campaign_id)
+                    versions.append(next(counter))
+            last = dict(zip(ids, versions, strict=True))  # each campaign's last version
+            written = ",".join(f"{cid}:{version}" for cid, version in last.items())
+            topics = [topic for _ in group for topic, _ in STORED]
+            states = [state for _ in group for _, state in STORED]
+            async with self.pg.cursor() as cursor:
+                await cursor.execute(self.statement, (written, ids, versions, topics, states),
+                                     prepare=True)
+                await cursor.fetchall()
+            _settle([done for done, _ in group])
+
+
 def _settle(futures: list[asyncio.Future[None]]) -> None:
     for future in futures:
         if not future.done():
             future.set_result(None)
 
 
-STORE = GroupCommit(os.environ["CAPES_LEAN_STORE"]) if os.environ.get("CAPES_LEAN_STORE") \
-    else None
+def _store() -> GroupCommit | PostgresGroupCommit | None:
+    where = os.environ.get("CAPES_LEAN_STORE", "")
+    if not where:
+        return None
+    return PostgresGroupCommit(where) if where.startswith("postgresql") else GroupCommit(where)
+
+
+STORE = _store()
 
 
 @post("/campaigns/{campaign_id:uuid}/commands", status_code=200)

@@ -43,6 +43,16 @@ def _with_redis(wk: dict[str, Any]) -> str:
             f"{wk['game2r']['commands_per_s']:.0f} commands/s: **{wk['scaling_redis']:.2f}x**")
 
 
+def _store_scaling(wk: dict[str, Any]) -> str:
+    if "lean_store1" not in wk:
+        return ""
+    one, two = wk["lean_store1"], wk["lean_store2"]
+    return (f"; **the control with PostgreSQL** (the same routes answering each command once "
+            f"its events are committed to PostgreSQL as the game's recorder commits, a writer "
+            f"a worker): **{wk['control_store_scaling']:.2f}x** "
+            f"({one['commands_per_s']:.0f} → {two['commands_per_s']:.0f} commands/s)")
+
+
 def _yes(met: bool) -> str:
     return "**yes**" if met else "**no**"
 
@@ -140,7 +150,8 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
             f"{wk['game1']['commands_per_s']:.0f} → {wk['game2']['commands_per_s']:.0f} "
             f"commands/s: **{wk['scaling']:.2f}x**{_with_redis(wk)} | the control with 2 "
             f"uvicorn workers against 1: **{wk['control_scaling']:.2f}x** "
-            f"({wk['lean1']['rps']:.0f} → {wk['lean2']['rps']:.0f} req/s); the one writer every "
+            f"({wk['lean1']['rps']:.0f} → {wk['lean2']['rps']:.0f} req/s){_store_scaling(wk)}; "
+            "the one writer every "
             "worker shares, alone: "
             f"{wk['writer']['per_s']:.0f} commands/s; PostgreSQL alone commits "
             f"{wk['store']['threads2'] / wk['store']['threads1']:.2f}x as many groups from two "
@@ -191,7 +202,11 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
         add("|---|---|---|---|---|---|---|")
         for key, label, n in (("game1", "game", 1), ("game2", "game", 2),
                               ("game1r", "game (Redis)", 1), ("game2r", "game (Redis)", 2),
-                              ("lean1", "control", 1), ("lean2", "control", 2)):
+                              ("lean1", "control", 1), ("lean2", "control", 2),
+                              ("lean_store1", "control with PostgreSQL", 1),
+                              ("lean_store2", "control with PostgreSQL", 2)):
+            if key not in wk:
+                continue
             r = wk[key]
             c = r["cpu"]
             add(f"| {label} | {n} | {r['rps']:.0f} | {r['commands_per_s']:.0f} | "
@@ -202,7 +217,12 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
             "`scripts/bench_game.lua` (16 connections; each plays its own campaigns); the game "
             "server's cores include its read models' process. The control is what a second "
             "uvicorn worker adds on this machine when the server does nothing: the game cannot "
-            "scale better than that.")
+            "scale better than that. The control with PostgreSQL is the same routes answering "
+            "each command once its three events (the game's stored bytes) are committed to "
+            "PostgreSQL in the statement the game's recorder sends, each worker committing its "
+            "own groups on a connection of its own (`CAPES_LEAN_STORE` set to the schema's "
+            "URL): what two workers could add with this store and a writer each, the game "
+            "taken out.")
         add("")
         alone, st = wk["writer"], wk["store"]
         add(f"Every worker's writes go through one writer process (`cli/writer_hub.py`). "

@@ -113,16 +113,51 @@ def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
             argv, base | {"CAPES_LEAN_CAMPAIGNS": str(every)}, port, tmp,
             f"control (lean), {workers} worker(s)", p,
             lambda _port: (shared["warm"], shared["measured"]))
+    # The control with the game's store: the same routes answering each command once its
+    # three events are committed to PostgreSQL as the game's recorder commits a group, each
+    # worker on a connection of its own (scripts/lean_app.py): what several workers could
+    # carry with this store and a writer each, the game taken out.
+    for workers in (1, 2):
+        port = free_port()
+        url = fresh_schema(POSTGRES)
+        try:
+            events_table(url)
+            out[f"lean_store{workers}"] = _run(
+                uvicorn_argv("lean_app:app", port, workers=workers),
+                base | {"CAPES_LEAN_CAMPAIGNS": str(every), "CAPES_LEAN_STORE": url}, port, tmp,
+                f"control with PostgreSQL (lean), {workers} worker(s)", p,
+                lambda _port: (shared["warm"], shared["measured"]))
+        finally:
+            drop_schema(url)
     out["writer"] = writer_alone(p)
     out["store"] = store_alone(round(out["writer"]["events_per_group"]), p["http_seconds"] / 3)
     out["scaling"] = out["game2"]["commands_per_s"] / max(1e-9, out["game1"]["commands_per_s"])
     out["scaling_redis"] = (out["game2r"]["commands_per_s"]
                             / max(1e-9, out["game1r"]["commands_per_s"]))
     out["control_scaling"] = out["lean2"]["rps"] / max(1e-9, out["lean1"]["rps"])
+    out["control_store_scaling"] = (out["lean_store2"]["commands_per_s"]
+                                    / max(1e-9, out["lean_store1"]["commands_per_s"]))
     say(f"  two workers against one: game {out['scaling']:.2f}x ({out['scaling_redis']:.2f}x "
         "both with Redis), control "
-        f"{out['control_scaling']:.2f}x (target {TARGET_SCALING}x)")
+        f"{out['control_scaling']:.2f}x, control with PostgreSQL "
+        f"{out['control_store_scaling']:.2f}x (target {TARGET_SCALING}x)")
     return out
+
+
+def events_table(url: str) -> str:
+    """A table shaped as the events table (a position drawn from a sequence, a unique
+    (originator, version)) in the schema of ``url``; its name. For the store alone, and for
+    the control with PostgreSQL, made before its workers start (two making it would race)."""
+    import psycopg
+
+    base, schema = url.split("?")[0], url.split("schema=")[1]
+    table = f'"{schema}".events'
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"CREATE TABLE {table} (originator_id uuid NOT NULL, originator_version "
+                     "bigint NOT NULL, topic text, state bytea, notification_id bigserial, "
+                     "PRIMARY KEY (originator_id, originator_version))")
+        conn.execute(f"CREATE UNIQUE INDEX ON {table} (notification_id)")
+    return table
 
 
 def writer_alone(p: dict[str, Any]) -> dict[str, Any]:
@@ -161,13 +196,7 @@ def store_alone(group: int, seconds: float) -> dict[str, Any]:
     import psycopg
 
     url = fresh_schema(POSTGRES)
-    base, schema = url.split("?")[0], url.split("schema=")[1]
-    table = f'"{schema}".events'
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f"CREATE TABLE {table} (originator_id uuid NOT NULL, originator_version "
-                     "bigint NOT NULL, topic text, state bytea, notification_id bigserial, "
-                     "PRIMARY KEY (originator_id, originator_version))")
-        conn.execute(f"CREATE UNIQUE INDEX ON {table} (notification_id)")
+    base, table = url.split("?")[0], events_table(url)
     insert = (f"INSERT INTO {table} (originator_id, originator_version, topic, state) "
               "VALUES (%s, %s, %s, %s)")
     state = b"x" * 300  # about an event of the mix, as stored
