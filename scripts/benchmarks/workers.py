@@ -11,7 +11,10 @@ commands from as many players as wrk has connections, each awaiting its answer, 
 ``application.committer`` with no HTTP) and the store alone (psycopg inserting groups of that
 size into a table with the events table's keys and committing, from one connection and from
 two, with the code of this project and of eventsourcing taken out: what a second committing
-writer could add).
+writer could add). And the control with PostgreSQL: the lean app with one and two workers,
+each answering a command once its three events are committed in the statement the game's
+recorder sends, each worker committing its own groups (``CAPES_LEAN_STORE`` set to a schema's
+URL): what two workers could carry with this store and a writer each, the game taken out.
 
 Each run: campaigns prepared over HTTP, a warm-up, then one measured ``wrk`` run of the mix
 (``scripts/bench_game.lua``; each wrk connection plays its own campaigns, so the kernel's
