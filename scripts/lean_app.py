@@ -227,10 +227,16 @@ class PostgresGroupCommit:
             written = ",".join(f"{cid}:{version}" for cid, version in last.items())
             topics = [topic for _ in group for topic, _ in STORED]
             states = [state for _ in group for _, state in STORED]
-            async with self.pg.cursor() as cursor:
-                await cursor.execute(self.statement, (written, ids, versions, topics, states),
-                                     prepare=True)
-                await cursor.fetchall()
+            try:
+                async with self.pg.cursor() as cursor:
+                    await cursor.execute(self.statement,
+                                         (written, ids, versions, topics, states), prepare=True)
+                    await cursor.fetchall()
+            except Exception as e:  # the group's requests get the error, not a hang
+                for done, _ in group:
+                    if not done.done():
+                        done.set_exception(e)
+                continue
             _settle([done for done, _ in group])
 
 
