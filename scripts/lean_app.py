@@ -20,9 +20,10 @@ the same Lua script (``scripts/bench_game.lua``) drives it. Served like the othe
 With ``CAPES_LEAN_STORE`` (an SQLite file) a command is answered only once its three events are
 committed there (:class:`GroupCommit`): the control for a command's latency on this disk, the
 game's store without the game. With ``CAPES_LEAN_STORE`` a PostgreSQL URL naming a schema
-(``postgresql://…?schema=NAME``), they are committed to that schema's ``events`` table as the
-game's recorder commits a group (:class:`PostgresGroupCommit`): one statement that notifies and
-inserts, outside an explicit transaction. Each worker of ``uvicorn --workers N`` then commits
+(``postgresql://…?schema=NAME``), they are committed to that schema's ``events`` table (made
+beforehand, as ``scripts/bench`` does) as the game's recorder commits a group
+(:class:`PostgresGroupCommit`): one statement that notifies and inserts, outside an explicit
+transaction. Each worker of ``uvicorn --workers N`` then commits
 on a connection of its own: what several workers could carry with the game's store and a
 writer each, the game taken out.
 """
@@ -30,7 +31,6 @@ writer each, the game taken out.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import itertools
 import os
@@ -179,7 +179,9 @@ class PostgresGroupCommit:
     game's recorder sends (``application/postgres_store.py``: a notification and the
     multi-row insert of four arrays, autocommitted) into a table shaped as the library's
     events table, on an asynchronous connection of this process's event loop (no thread:
-    nothing contends for the interpreter's lock). The answer waits for its group's commit."""
+    nothing contends for the interpreter's lock). The answer waits for its group's commit.
+    The table is made before the workers start, by whoever starts them (``scripts/bench``:
+    ``benchmarks.workers.events_table``): two workers making it at once would race."""
 
     def __init__(self, url: str) -> None:
         base, _, schema = url.partition("?schema=")
@@ -208,12 +210,6 @@ class PostgresGroupCommit:
 
         if self.pg is None:
             self.pg = await psycopg.AsyncConnection.connect(self.base, autocommit=True)
-            with contextlib.suppress(psycopg.errors.DuplicateTable,
-                                     psycopg.errors.UniqueViolation):
-                await self.pg.execute(
-                    f"CREATE TABLE IF NOT EXISTS {self.table} (originator_id uuid NOT NULL, "
-                    "originator_version bigint NOT NULL, topic text, state bytea, "
-                    "notification_id bigserial, PRIMARY KEY (originator_id, originator_version))")
         while self.waiting:
             group, self.waiting = self.waiting, []
             ids: list[UUID] = []
