@@ -47,6 +47,10 @@ from benchmarks.common import (
     wait_ready,
 )
 from benchmarks.mix import mix_setup
+from benchmarks.syncs import build as build_sync_timer
+from benchmarks.syncs import environment as sync_environment
+from benchmarks.syncs import summary as sync_summary
+from benchmarks.syncs import text as sync_text
 
 #: How ``capes serve`` serves the game (``api/one_write.py``: each answer in one write). The
 #: controls of the game's routes are served the same way; the bare route both ways.
@@ -383,8 +387,13 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
                            "lean_store_argv": lean_store_argv, "nrm_argv": nrm_argv,
                            "connections": conns}
     servers: list[subprocess.Popen[bytes]] = []
+    # The store's own syncs timed inside the game server (and the control with a store at
+    # half load), for the half load's rounds (benchmarks.syncs).
+    timer = build_sync_timer(tmp)
+    out["sync_timer"] = timer is not None
     try:
-        game = start_server(game_argv, env, tmp / "game-server.log")
+        game = start_server(game_argv, env | sync_environment(timer, tmp / "game-syncs.log"),
+                            tmp / "game-server.log")
         servers.append(game)
         bare = start_server(bare_argv, env, tmp / "bare-server.log")
         servers.append(bare)
@@ -524,15 +533,18 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
                 f"{p['half_seconds']}s (round {round_ + 1} of {rounds}), the disk's control "
                 "beside the store")
             watch = CpuWatch(pids)
+            began = time.monotonic()
             half = run_paced("game", game_port, half_rate, p["half_seconds"], conns,
                              sets[f"half{round_ + 1}"], p["max_turns"], disk_folder=tmp)
-            half |= {"cpu": watch.stop()}
+            half |= {"cpu": watch.stop()} | sync_summary(tmp / "game-syncs.log", began,
+                                                         time.monotonic())
             out["half_runs"].append(half)
             say(f"  game mix at {half['achieved_rate']:.0f} req/s: p50 "
                 f"{half['latency_ms']['p50']:.2f} ms, p99 {half['latency_ms']['p99']:.2f} ms "
                 f"(commands p99 {half['command_latency_ms']['p99']:.2f} ms), refused "
                 f"{half['bad']}; the disk's fsync p99 {half['disk_fsync_p99_ms']:.1f} ms, max "
                 f"{half['disk_fsync_max_ms']:.0f} ms; {cpu_text(half['cpu'])}")
+            say(f"  {sync_text(half)}")
             round_ += 1
             if stalled(half) and rounds < p["half_rounds"] + HALF_EXTRA:
                 rounds += 1
@@ -545,7 +557,7 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
         say(f"  bare route at the same rate ({floor['achieved_rate']:.0f} req/s): p50 "
             f"{floor['latency_ms']['p50']:.2f} ms, p99 {floor['latency_ms']['p99']:.2f} ms")
         out["store_at_game_half"] = store_control(p, tmp, env, every, half_rate,
-                                                  sets["half1"], conns)
+                                                  sets["half1"], conns, timer)
 
         wait_quiet(p["round_quiet_wait"])
         out["stub"] = stub_run(p, tmp, env, conns)
@@ -560,31 +572,36 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
 
 
 def store_control(p: dict[str, Any], tmp: Path, env: dict[str, str], campaigns: Path,
-                  rate: float, played: Path, conns: int) -> dict[str, Any] | None:
+                  rate: float, played: Path, conns: int,
+                  timer: Path | None = None) -> dict[str, Any] | None:
     """The half load's control: the control's routes (``scripts/lean_app.py``) answering each
     command once its events are committed to an SQLite file on the same disk
     (``CAPES_LEAN_STORE``), paced at the game's half-load rate with the disk's control beside
     it: the latency of the framework and the store on this machine without the game."""
     port = free_port()
     argv = uvicorn_argv("lean_app:app", port)
-    server = start_server(argv, env | {"CAPES_LEAN_CAMPAIGNS": str(campaigns),
-                                       "CAPES_LEAN_STORE": str(tmp / "lean-store.sqlite")},
-                          tmp / "lean-store-server.log")
+    syncs = tmp / "lean-store-syncs.log"
+    server = start_server(argv, env | sync_environment(timer, syncs) | {
+        "CAPES_LEAN_CAMPAIGNS": str(campaigns),
+        "CAPES_LEAN_STORE": str(tmp / "lean-store.sqlite")}, tmp / "lean-store-server.log")
     try:
         wait_ready(server, port, tmp / "lean-store-server.log")
         wait_quiet(p["round_quiet_wait"])
         watch = CpuWatch([server.pid])
+        began = time.monotonic()
         try:
             result = run_paced("game", port, rate, p["half_seconds"], conns, played,
                                10**9, disk_folder=tmp)
         except RuntimeError as e:  # a control that failed: say so, keep the game's figures
             say(f"  the control with its store failed: {e}")
             return None
-        result |= {"cpu": watch.stop(), "argv": argv}
+        result |= {"cpu": watch.stop(), "argv": argv} | sync_summary(syncs, began,
+                                                                     time.monotonic())
         say(f"  the control with its store (commands answered once committed to SQLite) at "
             f"the same rate: commands p99 {result['command_latency_ms']['p99']:.2f} ms, reads "
             f"p99 {result['read_latency_ms']['p99']:.2f} ms; the disk's fsync p99 "
-            f"{result['disk_fsync_p99_ms']:.1f} ms, max {result['disk_fsync_max_ms']:.0f} ms")
+            f"{result['disk_fsync_p99_ms']:.1f} ms, max {result['disk_fsync_max_ms']:.0f} ms; "
+            f"{sync_text(result)}")
         return result
     finally:
         stop_server(server)

@@ -267,6 +267,20 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
             + ". A round that missed the target while the disk stalled (an fsync over 50 ms) "
             f"is followed by one more, {HALF_EXTRA} at most.")
         add("")
+    timed = [(i, r) for i, r in enumerate(h["half_runs"]) if "store_syncs" in r]
+    if timed:
+        add("The store's own syncs in each round, timed inside the server (`scripts/sync_timer.c`, "
+            "preloaded: every `fdatasync` of the store's write-ahead log, SQLite's commit, each "
+            "command's answer waiting for one; `scripts/benchmarks/syncs.py`): "
+            + "; ".join(f"round {i + 1}: {r['store_syncs']} syncs, p50 "
+                        f"{r['store_sync_p50_ms']:.2f} ms, p99 {r['store_sync_p99_ms']:.2f} ms, "
+                        f"max {r['store_sync_max_ms']:.1f} ms, {r['store_syncs_over_50_ms']} over "
+                        f"50 ms, {r['store_slow_sync_share']:.0%} of the round in syncs of 10 ms "
+                        "or more" for i, r in timed)
+            + ". The commands that arrive while a commit's sync stalls wait for it: where the "
+            "round's slowest syncs are as long as its commands' p99, the disk set the tail; "
+            "where they are short, the server did.")
+        add("")
     add(f"Cores are CPU used during the run (of {facts['nproc']}): the server process, the "
         "load generator (wrk or the paced driver, with this script), and every other "
         "process on the machine (from `/proc/stat`). Before the HTTP runs the script waited "

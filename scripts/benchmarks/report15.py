@@ -26,13 +26,19 @@ def _store_control(h: dict[str, Any]) -> str:
         text += (f"; the disk alone under that round (an fsync every 20 ms beside the store): "
                  f"p99 {half['disk_fsync_p99_ms']:.2f} ms, max {half['disk_fsync_max_ms']:.1f} "
                  "ms")
+    if "store_syncs" in half:
+        text += (f"; the store's own log syncs in that round (timed inside the server): p99 "
+                 f"{half['store_sync_p99_ms']:.2f} ms, max {half['store_sync_max_ms']:.1f} ms, "
+                 f"{half['store_slow_sync_share']:.0%} of the round in syncs of 10 ms or more")
     if store is not None:
         text += (f"; the control with a store (its routes answering each command once its "
                  f"three events are committed to SQLite on the same disk, same rate): commands "
                  f"p99 **{store['command_latency_ms']['p99']:.2f} ms**, reads "
                  f"{store['read_latency_ms']['p99']:.2f} ms (the disk's fsync p99 "
                  f"{store['disk_fsync_p99_ms']:.2f} ms, max {store['disk_fsync_max_ms']:.1f} "
-                 "ms)")
+                 "ms" + (f"; its own log syncs p99 {store['store_sync_p99_ms']:.2f} ms, max "
+                         f"{store['store_sync_max_ms']:.1f} ms" if "store_syncs" in store
+                         else "") + ")")
     return text
 
 

@@ -1,0 +1,75 @@
+"""The store's own syncs, timed inside the server under the half load (``scripts/sync_timer.c``).
+
+The half load's tail is the commands that waited longest for their commit. The disk's control
+(``scripts/disk_control.py``) syncs a file of its own beside the store; this times the syncs the
+store itself makes (SQLite's ``fdatasync`` of its write-ahead log, in the writer process), so a
+round's tail can be set beside the syncs it waited for. The timer is a small C library preloaded
+into the server (``LD_PRELOAD``), built here with the machine's C compiler; without one, the
+figures are left out and the bench says so.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from benchmarks import SCRIPTS
+from benchmarks.common import percentile, say
+
+#: A sync this slow is a stall (as the disk's control counts them).
+STALL_MS = 50.0
+#: Syncs at least this slow count in the time the store's syncs held their commits up.
+SLOW_MS = 10.0
+
+
+def build(tmp: Path) -> Path | None:
+    """The timer built into ``tmp`` (a shared library), or None (no C compiler, or it failed:
+    said)."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        say("no C compiler (cc): the store's own syncs are not timed")
+        return None
+    lib = tmp / "sync_timer.so"
+    done = subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(lib),
+                           str(SCRIPTS / "sync_timer.c"), "-ldl"], capture_output=True, text=True)
+    if done.returncode != 0:
+        say(f"the sync timer did not build, the store's own syncs are not timed:\n{done.stderr}")
+        return None
+    return lib
+
+
+def environment(lib: Path | None, log: Path) -> dict[str, str]:
+    """What a server's environment needs for its syncs to be timed into ``log`` (nothing
+    without the timer)."""
+    return {} if lib is None else {"LD_PRELOAD": str(lib), "CAPES_SYNC_LOG": str(log)}
+
+
+def summary(log: Path, began: float, ended: float, suffix: str = "-wal") -> dict[str, Any]:
+    """The syncs of files whose name ends with ``suffix`` (the store's write-ahead log) that
+    started between ``began`` and ``ended`` (``time.monotonic()``): how many, p50, p99, max (ms),
+    how many over :data:`STALL_MS`, and the share of the round they spent in syncs of at least
+    :data:`SLOW_MS`. Empty if nothing was logged."""
+    ms: list[float] = []
+    if log.exists():
+        for line in log.read_text().splitlines():
+            start, took, _call, path = line.split(" ", 3)
+            if path.endswith(suffix) and began <= float(start) <= ended:
+                ms.append(float(took))
+    if not ms:
+        return {}
+    return {"store_syncs": len(ms), "store_sync_p50_ms": percentile(ms, 50),
+            "store_sync_p99_ms": percentile(ms, 99), "store_sync_max_ms": max(ms),
+            "store_syncs_over_50_ms": sum(1 for x in ms if x > STALL_MS),
+            "store_slow_sync_share": sum(x for x in ms if x >= SLOW_MS) / 1e3 / (ended - began)}
+
+
+def text(found: dict[str, Any]) -> str:
+    """One line of a round's store syncs, for the bench's log."""
+    if not found:
+        return "the store's own syncs: not timed"
+    return (f"the store's own log syncs ({found['store_syncs']}): p50 "
+            f"{found['store_sync_p50_ms']:.1f} ms, p99 {found['store_sync_p99_ms']:.1f} ms, max "
+            f"{found['store_sync_max_ms']:.0f} ms, {found['store_syncs_over_50_ms']} over 50 ms; "
+            f"{found['store_slow_sync_share']:.0%} of the round in syncs of 10 ms or more")
