@@ -44,18 +44,15 @@ static void record(const char *call, int fd, double began, double ended) {
     if (k > 0) (void)!write(log_fd, line, (size_t)(k < (int)sizeof line ? k : (int)sizeof line));
 }
 
-int fsync(int fd) {
-    if (!real_fsync) real_fsync = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+/* The call named ``call``, found once in the library after this one (libc's), timed. */
+static int timed(const char *call, int (**real)(int), int fd) {
+    if (!*real) *real = (int (*)(int))dlsym(RTLD_NEXT, call);
     double began = seconds();
-    int result = real_fsync(fd);
-    record("fsync", fd, began, seconds());
+    int result = (*real)(fd);
+    record(call, fd, began, seconds());
     return result;
 }
 
-int fdatasync(int fd) {
-    if (!real_fdatasync) real_fdatasync = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
-    double began = seconds();
-    int result = real_fdatasync(fd);
-    record("fdatasync", fd, began, seconds());
-    return result;
-}
+int fsync(int fd) { return timed("fsync", &real_fsync, fd); }
+
+int fdatasync(int fd) { return timed("fdatasync", &real_fdatasync, fd); }
