@@ -44,9 +44,11 @@ def test_every_commit_of_a_preloaded_sqlite_store_is_timed_and_cut_by_the_round(
     lib = syncs.build(tmp_path)
     assert lib is not None
     log = tmp_path / "syncs.log"
+    env = os.environ | syncs.environment(lib, log)
     began = time.monotonic()
-    subprocess.run([sys.executable, "-c", COMMITS, str(tmp_path / "store.sqlite")], check=True,
-                   env=os.environ | syncs.environment(lib, log))
+    with syncs.timing(log):
+        subprocess.run([sys.executable, "-c", COMMITS, str(tmp_path / "store.sqlite")],
+                       check=True, env=env)
     ended = time.monotonic()
 
     lines = log.read_text().splitlines()
@@ -68,3 +70,14 @@ def test_without_the_timer_a_server_runs_as_it_would(syncs: ModuleType, tmp_path
     assert syncs.environment(None, tmp_path / "syncs.log") == {}
     assert syncs.summary(tmp_path / "never-written.log", 0, 1) == {}
     assert syncs.text({}) == "the store's own syncs: not timed"
+
+
+def test_outside_a_timing_block_the_preloaded_server_logs_nothing(
+    syncs: ModuleType, tmp_path: Path
+) -> None:
+    lib = syncs.build(tmp_path)
+    assert lib is not None
+    log = tmp_path / "syncs.log"
+    subprocess.run([sys.executable, "-c", COMMITS, str(tmp_path / "store.sqlite")], check=True,
+                   env=os.environ | syncs.environment(lib, log))
+    assert not log.exists() or log.read_text() == ""

@@ -51,6 +51,7 @@ from benchmarks.syncs import build as build_sync_timer
 from benchmarks.syncs import environment as sync_environment
 from benchmarks.syncs import summary as sync_summary
 from benchmarks.syncs import text as sync_text
+from benchmarks.syncs import timing as sync_timing
 
 #: How ``capes serve`` serves the game (``api/one_write.py``: each answer in one write). The
 #: controls of the game's routes are served the same way; the bare route both ways.
@@ -388,7 +389,7 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
                            "connections": conns}
     servers: list[subprocess.Popen[bytes]] = []
     # The store's own syncs timed inside the game server (and the control with a store at
-    # half load), for the half load's rounds (benchmarks.syncs).
+    # half load) during the half load's rounds only (benchmarks.syncs).
     timer = build_sync_timer(tmp)
     out["sync_timer"] = timer is not None
     try:
@@ -534,8 +535,9 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
                 "beside the store")
             watch = CpuWatch(pids)
             began = time.monotonic()
-            half = run_paced("game", game_port, half_rate, p["half_seconds"], conns,
-                             sets[f"half{round_ + 1}"], p["max_turns"], disk_folder=tmp)
+            with sync_timing(tmp / "game-syncs.log"):
+                half = run_paced("game", game_port, half_rate, p["half_seconds"], conns,
+                                 sets[f"half{round_ + 1}"], p["max_turns"], disk_folder=tmp)
             half |= {"cpu": watch.stop()} | sync_summary(tmp / "game-syncs.log", began,
                                                          time.monotonic())
             out["half_runs"].append(half)
@@ -590,8 +592,9 @@ def store_control(p: dict[str, Any], tmp: Path, env: dict[str, str], campaigns: 
         watch = CpuWatch([server.pid])
         began = time.monotonic()
         try:
-            result = run_paced("game", port, rate, p["half_seconds"], conns, played,
-                               10**9, disk_folder=tmp)
+            with sync_timing(syncs):
+                result = run_paced("game", port, rate, p["half_seconds"], conns, played,
+                                   10**9, disk_folder=tmp)
         except RuntimeError as e:  # a control that failed: say so, keep the game's figures
             say(f"  the control with its store failed: {e}")
             return None
