@@ -38,17 +38,23 @@ def syncs(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return syncs
 
 
+def commit_with_the_timer(syncs: ModuleType, folder: Path) -> Path:
+    """Three commits to a store in ``folder`` by a process with the timer preloaded; its log."""
+    lib = syncs.build(folder)
+    assert lib is not None
+    log = folder / "syncs.log"
+    subprocess.run([sys.executable, "-c", COMMITS, str(folder / "store.sqlite")], check=True,
+                   env=os.environ | syncs.environment(lib, log))
+    return log
+
+
 def test_every_commit_of_a_preloaded_sqlite_store_is_timed_and_cut_by_the_round(
     syncs: ModuleType, tmp_path: Path
 ) -> None:
-    lib = syncs.build(tmp_path)
-    assert lib is not None
     log = tmp_path / "syncs.log"
-    env = os.environ | syncs.environment(lib, log)
     began = time.monotonic()
     with syncs.timing(log):
-        subprocess.run([sys.executable, "-c", COMMITS, str(tmp_path / "store.sqlite")],
-                       check=True, env=env)
+        commit_with_the_timer(syncs, tmp_path)
     ended = time.monotonic()
 
     lines = log.read_text().splitlines()
@@ -75,9 +81,5 @@ def test_without_the_timer_a_server_runs_as_it_would(syncs: ModuleType, tmp_path
 def test_outside_a_timing_block_the_preloaded_server_logs_nothing(
     syncs: ModuleType, tmp_path: Path
 ) -> None:
-    lib = syncs.build(tmp_path)
-    assert lib is not None
-    log = tmp_path / "syncs.log"
-    subprocess.run([sys.executable, "-c", COMMITS, str(tmp_path / "store.sqlite")], check=True,
-                   env=os.environ | syncs.environment(lib, log))
+    log = commit_with_the_timer(syncs, tmp_path)
     assert not log.exists() or log.read_text() == ""
