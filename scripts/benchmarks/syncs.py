@@ -17,11 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from disk_control import STALL_MS  # a stall, as the disk's control counts them
+
 from benchmarks import SCRIPTS
 from benchmarks.common import percentile, say
 
-#: A sync this slow is a stall (as the disk's control counts them).
-STALL_MS = 50.0
 #: Syncs at least this slow count in the time the store's syncs held their commits up.
 SLOW_MS = 10.0
 
@@ -93,5 +93,6 @@ def text(found: dict[str, Any]) -> str:
         return "the store's own syncs: not timed"
     return (f"the store's own log syncs ({found['store_syncs']}): p50 "
             f"{found['store_sync_p50_ms']:.1f} ms, p99 {found['store_sync_p99_ms']:.1f} ms, max "
-            f"{found['store_sync_max_ms']:.0f} ms, {found['store_syncs_over_50_ms']} over 50 ms; "
-            f"{found['store_slow_sync_share']:.0%} of the round in syncs of 10 ms or more")
+            f"{found['store_sync_max_ms']:.0f} ms, {found['store_syncs_over_50_ms']} over "
+            f"{STALL_MS:g} ms; {found['store_slow_sync_share']:.0%} of the round in syncs of "
+            f"{SLOW_MS:g} ms or more")
