@@ -59,6 +59,7 @@ from litestar.typing import FieldDefinition
 from api import problems
 from api.body import StrictRequest
 from api.collector import Collector
+from api.held_views import HeldViews
 from api.routes import audit, holder, lobby, pages, play, queries, record
 from api.routes import projections as read_model_routes
 from api.services import MAX_BODY, Services, hear, provide_actor
@@ -68,6 +69,7 @@ from application.committer import Committer
 from application.config import who_opens_campaigns, writer_mode
 from application.credentials import Keyring
 from application.integrity import Integrity
+from application.sqlite_store import LastVersions
 from projections.service import open_read_models
 
 #: The route modules, each with ``HANDLERS``, in the order the schema lists them.
@@ -256,7 +258,8 @@ def create_app(
     read_models = open_read_models(campaigns, environ=environ)
     integrity = Integrity(campaigns)
     committer: Committer | RemoteWriter = (
-        RemoteWriter(environ) if in_process else Committer(campaigns, integrity=integrity))
+        RemoteWriter(environ, HeldViews(LastVersions.of(campaigns.recorder))) if in_process
+        else Committer(campaigns, integrity=integrity))
     services = Services(
         campaigns=campaigns,
         committer=committer,

@@ -15,7 +15,9 @@ operation and its arguments; each answer carries the tag, an error or a value:
 - ``x`` a command: the writer process answers with the command's HTTP answer and its live
   streams' message already encoded (:class:`Rendered`), so the loop encodes nothing;
 - ``v`` the board or ledgers of now, rendered and encoded there (once per state of a
-  campaign, whatever the number of seats reading it), or None when it cannot tell;
+  campaign, whatever the number of seats reading it), with the version it shows, or None
+  when it cannot tell; the server holds them and answers from them while they are current
+  (:mod:`api.held_views`);
 - ``l`` the campaign of now (:meth:`application.committer.Committer.latest`);
 - ``c`` a named write (:mod:`api.operations`), in turn with the commands;
 - ``stop``: finish what came before it, then exit;
@@ -63,6 +65,7 @@ from uuid import UUID
 import msgspec
 from litestar.exceptions import ServiceUnavailableException
 
+from api.held_views import HeldViews
 from application.aggregate import Campaign
 from application.config import WRITER_SOCKET
 
@@ -180,8 +183,11 @@ class RemoteWriter:
     """The server's handle on its writer process: the writer thread's interface
     (``execute``, ``call``, ``latest``, ``start``, ``stop``) over a socket, plus ``view``."""
 
-    def __init__(self, environ: Mapping[str, str]) -> None:
+    def __init__(self, environ: Mapping[str, str], held: HeldViews | None = None) -> None:
         self._environ = dict(environ)
+        #: The boards and ledgers the writer process rendered, answered from here while
+        #: current (:mod:`api.held_views`).
+        self.held = held if held is not None else HeldViews(None)
         #: The shared writer process's socket (several workers), or None: this server
         #: starts a writer process of its own.
         self.shared = environ.get(WRITER_SOCKET, "").strip() or None
@@ -279,6 +285,7 @@ class RemoteWriter:
         writer process only loses this server's connection: ``capes serve`` stops it)."""
         process, transport = self._process, self._transport
         self._stopping = True
+        self.held.close()
         if self._reconnecting is not None:
             self._reconnecting.cancel()
         if transport is not None and self.shared is not None:
@@ -354,23 +361,37 @@ class RemoteWriter:
 
     def heard(self, campaign_id: UUID, message: bytes) -> None:
         """Another worker's live message, passed on by the shared writer process."""
+        self.held.drop(campaign_id)
         if self.on_live is not None:
             self.on_live(campaign_id, message)
 
     async def execute(self, campaign_id: UUID, command: Any, *, narration: str = "",
                       expected_version: int | None = None) -> Rendered:
         """Run a command; answered once its events are stored."""
-        version, position, answer, live = await self._ask(
-            "x", (campaign_id, command, narration, expected_version))
+        try:
+            version, position, answer, live = await self._ask(
+                "x", (campaign_id, command, narration, expected_version))
+        finally:
+            # Stored or refused, the views held were of the campaign before it: its next read
+            # goes to the writer without looking at the store first.
+            self.held.drop(campaign_id)
         return Rendered(version, position, answer, live)
 
     async def view(self, campaign_id: UUID, kind: str, position: int | None = None,
                    version: int | None = None) -> bytes | None:
         """The read model ``kind`` of now (``board_of``, ``ledgers_of``), as JSON, if the
         writer holds the campaign as stored (including ``position``; at ``version`` exactly
-        if given); else None."""
-        found: bytes | None = await self._ask("v", (campaign_id, kind, position, version))
-        return found
+        if given); else None. From :attr:`held` when it can tell (:mod:`api.held_views`)."""
+        shown = self.held.get(campaign_id, kind, position, version)
+        if shown is not None:
+            return shown
+        found: tuple[bytes, int] | None = await self._ask(
+            "v", (campaign_id, kind, position, version))
+        if found is None:
+            return None
+        shown, at = found
+        self.held.put(campaign_id, kind, at, shown)
+        return shown
 
     async def latest(self, campaign_id: UUID, position: int | None = None) -> Campaign | None:
         """``Committer.latest`` in the writer process."""
@@ -380,7 +401,11 @@ class RemoteWriter:
     async def call(self, operation: Callable[..., Any], *args: Any,
                    invalidates: UUID | None = None, **kwargs: Any) -> Any:
         """A named write (:mod:`api.operations`) in turn with the commands."""
-        return await self._ask("c", (operation, args, kwargs, invalidates))
+        try:
+            return await self._ask("c", (operation, args, kwargs, invalidates))
+        finally:
+            if invalidates is not None:
+                self.held.drop(invalidates)
 
 
 def _wait(process: subprocess.Popen[bytes], timeout: float = 60.0) -> None:

@@ -234,13 +234,14 @@ class WriterProcess:
         return (outcome.version, outcome.position, self.encoder.encode(applied),
                 live_message(applied.events))
 
-    def _view(self, arguments: Any, campaign: Campaign | None) -> bytes | None:
+    def _view(self, arguments: Any, campaign: Campaign | None) -> tuple[bytes, int] | None:
         _, kind, _, version = arguments
         render = self.renderers[kind]
         shown: bytes | None = self.views.of(campaign, kind,
                                             lambda state: self.encoder.encode(render(state)),
                                             version)
-        return shown
+        # With the version it shows: the server holds it while that is the campaign's last.
+        return None if shown is None or campaign is None else (shown, campaign.version)
 
     # -- campaigns not ready yet ------------------------------------------------------------
 

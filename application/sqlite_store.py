@@ -168,6 +168,73 @@ def local(recorder: Recorder) -> bool:
     return isinstance(recorder, (SQLiteApplicationRecorder, POPOApplicationRecorder))
 
 
+class LastVersions:
+    """What an SQLite file holds now, read on the calling thread from a connection of its own
+    (some microseconds: a reader of a write-ahead log takes no lock and never waits): a
+    campaign's last stored version (one statement on the table's primary key) and whether
+    anyone committed anything since a given look (SQLite's ``PRAGMA data_version``).
+
+    Why: a server whose writer is another process holds the boards that process rendered
+    (:class:`api.held_views.HeldViews`); one of them is still the board of now exactly when
+    its version is the campaign's last stored one, whoever stored what since. Asking the
+    writer instead costs a trip to it and back for every read (issue 15).
+
+    Made for one thread (the event loop's): its connection is opened there, at first use, and
+    again after an error."""
+
+    def __init__(self, db_name: str, table: str) -> None:
+        self._db_name = db_name
+        self._statement = (f"SELECT MAX(originator_version) FROM {table} "
+                           "WHERE originator_id = ?")
+        self._connection: sqlite3.Connection | None = None
+        #: Connections opened so far: a look's mark names its connection too, since
+        #: ``data_version`` means something only between two looks of one connection.
+        self._opened = 0
+
+    @classmethod
+    def of(cls, recorder: Recorder) -> LastVersions | None:
+        """For the campaigns' recorder on an SQLite file; None for any other store (on
+        PostgreSQL each read is a round trip the event loop would wait for)."""
+        if not isinstance(recorder, SQLiteApplicationRecorder):
+            return None
+        pool = recorder.datastore.pool
+        if pool.is_sqlite_memory_mode:
+            return None
+        return cls(pool.db_name, recorder.events_table_name)
+
+    def __call__(self, campaign_id: UUID) -> int | None:
+        """The campaign's last stored version (0: none), or None when the file cannot be
+        read at once (busy, gone): the caller then asks whoever knows."""
+        row = self._read(self._statement, (campaign_id.hex,))
+        return None if row is None else int(row[0] or 0)
+
+    def mark(self) -> tuple[int, int] | None:
+        """A mark of the file as it is: the same mark later means nobody committed anything
+        to it in between (None: it cannot be read at once)."""
+        row = self._read("PRAGMA data_version", ())
+        return None if row is None else (self._opened, int(row[0]))
+
+    def _read(self, statement: str, parameters: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        try:
+            if self._connection is None:
+                # timeout 0: a read that would wait for a lock fails instead (never on a loop).
+                self._connection = sqlite3.connect(self._db_name, uri=True,
+                                                   isolation_level=None, timeout=0)
+                self._opened += 1
+            row: tuple[Any, ...] = self._connection.execute(statement, parameters).fetchone()
+            return row
+        except sqlite3.Error:
+            self.close()
+            return None
+
+    def close(self) -> None:
+        """Close the connection (the next read opens another)."""
+        if self._connection is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._connection.close()
+            self._connection = None
+
+
 def on_each_connection(datastore: SQLiteDatastore, statement: str) -> None:
     """Run ``statement`` (a ``PRAGMA``) on each connection the datastore opens to a file
     from now on (once, however often it is asked for)."""

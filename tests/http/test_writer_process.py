@@ -15,7 +15,7 @@ import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from uuid import uuid4
+from uuid import UUID, uuid4
 
 import httpx
 import msgspec
@@ -42,6 +42,7 @@ from api.writer import (
     unpack_error,
 )
 from api.writer_process import Request, WriterProcess, _Peer
+from application.campaigns import open_campaigns
 from application.config import SettingError, serve_default, writer_mode
 from application.errors import CampaignBroken, CampaignConflict, CampaignNotFound
 from domain.capes import commands as c
@@ -103,6 +104,33 @@ def test_the_board_of_now_follows_each_command_at_once(http: TestClient[Any]) ->
     table.play("", c.FrameScene(seat=1, text="Harbor City, midnight"))
     assert table.query("board")["scene_text"] == "Harbor City, midnight"
     assert table.query("ledgers") is not None
+
+
+def test_the_server_answers_a_board_it_holds_without_the_writer_and_sees_other_processes_writes(
+    http: TestClient[Any], tmp_path: Path,
+) -> None:
+    """api/held_views.py: the second read is answered from the board the server holds; a
+    write by another process, straight into the store, is seen at the next read."""
+    table = open_campaign(http, players=["Ana", "Ben"])
+    writer = writer_of(http)
+    asked: list[str] = []
+    ask = writer._ask
+
+    async def counted(operation: str, arguments: Any) -> Any:
+        asked.append(operation)
+        return await ask(operation, arguments)
+
+    writer._ask = counted  # type: ignore[method-assign]
+    assert table.query("board")["players"] == ["Ana", "Ben"]
+    assert table.query("board")["players"] == ["Ana", "Ben"]
+    assert asked == ["v"], "the second read was answered from what the server holds"
+    other = open_campaigns({"CAPES_DB": str(tmp_path / "s.sqlite")})
+    try:
+        other.execute(UUID(table.campaign_id), SeatPlayer(name="Cleo"))
+    finally:
+        other.close()
+    assert table.query("board")["players"] == ["Ana", "Ben", "Cleo"]
+    assert asked == ["v", "v"]
 
 
 def test_a_new_seat_token_stops_the_old_one_at_once_and_a_fork_gets_its_own_keys(
@@ -278,9 +306,10 @@ def test_a_read_asked_beside_a_command_is_answered_before_that_command_is_stored
     writer._send_answers()
 
     assert peer.writes[1:] == [(stored, 1), (stored + 1, 1)]
-    _, (tag, error, board), (last, _, brook) = answers_on(ours, 3)
+    _, (tag, error, (board, shown_at)), (last, _, brook) = answers_on(ours, 3)
     assert (tag, error, last) == (3, None, 2)
     assert msgspec.json.decode(board)["players"] == ["Ada"]
+    assert shown_at == brook[0] - 1, "the board says the version it shows: before Brook's seat"
     assert brook[0] == 3, "Brook's seat is the campaign's third event"
 
 
