@@ -3,8 +3,8 @@
 Why: with the writer in a process of its own (:mod:`api.writer`), every read of the board of
 now was a trip to that process and back: a frame out, the writer woken, a frame back, a future
 resolved. Under a load of board reads alone, answering from what the server holds instead
-carried 1.12 to 1.17 times as many reads (the median of eight alternated pairs in two probes),
-and the writer's core had nothing to do.
+carried 1.09 to 1.19 times as many reads (the median pair of three probes, each of six or eight
+pairs alternated), and the writer's core had nothing to do.
 
 So the server keeps the last board and ledgers it was given for each campaign, with the version
 they show, and answers a read of now from them while that version is the campaign's last stored
