@@ -12,7 +12,8 @@ from uuid import UUID
 
 import pytest
 
-from api.held_views import HeldViews
+from api.held_views import KINDS, HeldViews
+from api.routes.queries import RENDERERS
 from application.campaigns import Campaigns, open_campaigns
 from application.sqlite_store import LastVersions
 from domain.capes.commands import CreateCampaign, SeatPlayer
@@ -177,3 +178,8 @@ def test_a_store_that_cannot_be_read_at_once_leaves_the_read_to_the_writer(
 async def _get(held: HeldViews, campaign: UUID, *, kind: str = "board_of",
                position: int | None = None, version: int | None = None) -> bytes | None:
     return held.get(campaign, kind, position, version)
+
+
+def test_the_views_held_are_the_ones_the_writer_renders() -> None:
+    """A command forgets every kind of view its campaign has held (``HeldViews.drop``)."""
+    assert set(KINDS) == set(RENDERERS)
