@@ -51,6 +51,21 @@ def a_held_board(store: Campaigns) -> tuple[UUID, int, HeldViews]:
     return campaign, version, held
 
 
+def reads_around(held: HeldViews, campaign: UUID,
+                 write: Callable[[], object]) -> list[bytes | None]:
+    """The campaign's board of now read, then ``write`` in a later turn of the event loop,
+    then the board read in the turn after."""
+
+    async def reads() -> list[bytes | None]:
+        before = held.get(campaign, "board_of", None, None)
+        await asyncio.sleep(0)
+        write()
+        await asyncio.sleep(0)
+        return [before, held.get(campaign, "board_of", None, None)]
+
+    return on_the_loop(reads)
+
+
 def test_a_held_board_is_served_while_its_version_is_the_campaigns_last_stored_one(
     store: Campaigns,
 ) -> None:
@@ -70,29 +85,15 @@ def test_a_held_board_is_not_served_once_anyone_stored_an_event_of_its_campaign(
 ) -> None:
     """Another process's write (``capes tokens``, another worker) is in the store only."""
     campaign, _, held = a_held_board(store)
-
-    async def reads() -> list[bytes | None]:
-        before = held.get(campaign, "board_of", None, None)
-        await asyncio.sleep(0)
-        store.execute(campaign, SeatPlayer(name="Ana"))
-        await asyncio.sleep(0)
-        return [before, held.get(campaign, "board_of", None, None)]
-
-    assert on_the_loop(reads) == [b"board", None]
+    assert reads_around(held, campaign, lambda: store.execute(
+        campaign, SeatPlayer(name="Ana"))) == [b"board", None]
 
 
 def test_a_commit_to_another_campaign_leaves_a_held_board_served(store: Campaigns) -> None:
     campaign, _, held = a_held_board(store)
     other, _ = opened(store, "Elsewhere")
-
-    async def reads() -> list[bytes | None]:
-        before = held.get(campaign, "board_of", None, None)
-        await asyncio.sleep(0)
-        store.execute(other, SeatPlayer(name="Ben"))
-        await asyncio.sleep(0)
-        return [before, held.get(campaign, "board_of", None, None)]
-
-    assert on_the_loop(reads) == [b"board", b"board"]
+    assert reads_around(held, campaign, lambda: store.execute(
+        other, SeatPlayer(name="Ben"))) == [b"board", b"board"]
 
 
 def test_the_stores_mark_is_shared_by_one_turn_of_the_event_loop_and_taken_again_next(
