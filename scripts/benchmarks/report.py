@@ -54,8 +54,9 @@ def report(facts: dict[str, str], p: dict[str, Any], quick: bool, h: dict[str, A
     add("")
     add(f"Written by `scripts/bench{' --quick' if quick else ''}` on {facts['date']} "
         f"(commit {facts['commit']}; the run took {elapsed:.0f} s). Run it again to refresh "
-        "this file (see the README's last section): these are the figures of one run on one "
-        "machine, not a guarantee.")
+        "this file (see the README's last section; every run before it is in "
+        "docs/performance.md): these are the figures of one run on one machine, not a "
+        "guarantee.")
     if quick:
         add("")
         add("**This is a `--quick` smoke run: short durations, rough figures.**")
