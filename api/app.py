@@ -58,13 +58,13 @@ from litestar.typing import FieldDefinition
 
 from api import problems
 from api.body import StrictRequest
-from api.collector import Collector
 from api.held_views import HeldViews
 from api.routes import audit, holder, lobby, pages, play, queries, record
 from api.routes import projections as read_model_routes
 from api.services import MAX_BODY, Services, hear, provide_actor
 from api.writer import RemoteWriter
 from application.campaigns import Campaigns, open_campaigns
+from application.collector import Collector
 from application.committer import Committer
 from application.config import who_opens_campaigns, writer_mode
 from application.credentials import Keyring
@@ -209,7 +209,7 @@ def keep_tokens_out_of_logs() -> None:
 def create_server() -> Litestar:
     """The app as ``capes serve`` runs it: :func:`create_app` from the environment, tokens
     kept out of the access log, and, once it has started, what lives long frozen out of the
-    garbage collector's reach (:class:`api.collector.Collector`).
+    garbage collector's reach (:class:`application.collector.Collector`).
 
     Why: the app's own objects (routes, schemas, modules: some 80,000) live as long as the
     process, and so do an open stream's (some 120 each), yet every full collection walked them

@@ -33,12 +33,12 @@ from uuid import UUID
 
 import msgspec
 
-from api.collector import Collector
 from api.routes.queries import RENDERERS
 from api.services import RenderedViews, applied_of, live_message
 from api.writer import LIVE, Frames, answer_frame, frame
 from application.aggregate import Campaign
 from application.campaigns import Campaigns, Outcome, open_campaigns
+from application.collector import Collector
 from application.committer import Committer, Job, Result
 from application.credentials import Keyring
 from application.integrity import Integrity
@@ -93,7 +93,7 @@ class WriterProcess:
 
     def run(self) -> None:
         self.committer.start_watch()
-        # As in the server process (api.collector): what lives long is frozen out of the
+        # As in the server process (application.collector): what lives long is frozen out of the
         # collector's reach, so that no full collection pauses every table's writes.
         collector = Collector()
         collector.collect(everything=True)

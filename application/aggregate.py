@@ -65,10 +65,16 @@ def _no_past(campaign_id: UUID, version: int) -> Any:
     raise RuntimeError(f"campaign {campaign_id} reverts to version {version}: no loader given")
 
 
+#: Told the campaign after each event a fold takes in: (version, modified_on, game state,
+#: record, chain head) — what :func:`project_campaign` holds after it, not yet an aggregate.
+Step = Callable[[int, datetime, Any, Record, str], None]
+
+
 def project_campaign(
     aggregate: Campaign | None,
     events: Iterable[Recorded[Any] | Snapshot],
     game_at: GameAt = _no_past,
+    each: Step | None = None,
 ) -> Campaign | None:
     """Fold ``events`` into ``aggregate`` (None: start from nothing).
 
@@ -79,6 +85,10 @@ def project_campaign(
     states folded since the oldest undoable command or the open dispute's move); a rewind to a
     move older than that (a dispute opened on an old move of a long scene) asks ``game_at`` to
     load it.
+
+    ``each`` (optional) is told the campaign after every event folded in after the first item
+    (the read models need the state around each event; one fold of a campaign's events
+    costs them less than a fold per event, which builds and prunes an aggregate each).
     """
     items = iter(events)
     if aggregate is None:
@@ -111,6 +121,8 @@ def project_campaign(
                                 roll[0] if roll else 0, roll is not None)
             past.append((version, state))
         modified, chain = recorded.timestamp, recorded.chain
+        if each is not None:
+            each(version, modified, state, rec, chain)
     if version == aggregate.version:
         return aggregate
     return msgspec.structs.replace(

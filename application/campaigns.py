@@ -43,7 +43,7 @@ from domain.record.events import (
     SeedsClosed,
 )
 
-from .aggregate import Campaign, StaleSnapshot, project_campaign
+from .aggregate import Campaign, StaleSnapshot, Step, project_campaign
 from .chain import genesis, link, linked
 from .config import POSTGRES_RECORDER, persistence_env
 from .dice import DiceSource, SecretsDice
@@ -699,14 +699,16 @@ class Campaigns(Application[UUID]):
         """The edition's state of the campaign, now or at ``version`` (time travel)."""
         return self._load(campaign_id, version).state
 
-    def advance(self, campaign: Campaign | None,
-                records: Sequence[Recorded[Any]]) -> Campaign | None:
+    def advance(self, campaign: Campaign | None, records: Sequence[Recorded[Any]],
+                each: Step | None = None) -> Campaign | None:
         """``campaign`` with ``records`` (its next stored events, in order) folded in.
 
         None starts from nothing (the first record must be the campaign's first event). For
-        read models that keep their own fold: undos and rewinds load the past from this store.
+        read models that keep their own fold: undos and rewinds load the past from this store;
+        ``each`` is told the campaign after every record but a first one (see
+        :func:`~application.aggregate.project_campaign`).
         """
-        return self._project(campaign, records)
+        return self._project(campaign, records, each=each)
 
     def history(self, campaign_id: UUID, after: int = 0, limit: int = 100) -> list[Recorded[Any]]:
         """Up to ``limit`` recorded events with a version above ``after``, oldest first."""

@@ -31,6 +31,7 @@ from typing import Any
 import msgspec
 
 from application.campaigns import open_campaigns
+from application.collector import Collector
 from application.config import describe_store
 from cli.arguments import campaign_arg
 from cli.priority import PRIORITIES, lower_to_idle
@@ -93,8 +94,13 @@ def _run(args: argparse.Namespace) -> int:
             listener = WakeListener(wake, read_models.runner.hurry,
                                     alive=lambda: not parent or os.getppid() == parent,
                                     on_gone=stop.set).start()
+        # As the server and the writer do (application/collector.py): the campaigns this
+        # process folds live long, and a full collection walked them all, several times a second.
+        collector = Collector()
+        collector.collect(everything=True)
         try:
-            read_models.runner.run_forever(stop)
+            read_models.runner.run_forever(
+                stop, between=lambda: collector.tick() if collector.due() else None)
         finally:
             if listener is not None:
                 listener.stop()  # its socket goes

@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
 
+import msgspec
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from application.aggregate import Campaign
     from application.campaigns import Campaigns
     from application.records import Recorded
+    from domain.record import Record
 
     from .views import Op
 
@@ -87,6 +90,54 @@ class Folds:
         if len(self._last) > self.size:
             self._last.popitem(last=False)
         return change
+
+    def changes(self, items: Sequence[tuple[int, Recorded[Any]]]) -> list[Change]:
+        """The changes of ``items`` ((position, record), in store order), as :meth:`change`
+        makes them one by one, but with each campaign's records of the batch folded in one
+        go: one aggregate built and pruned per campaign, not per event. The fold is the largest
+        part of the read models' work: over a history made like the game mix's (48 campaigns,
+        41,184 events, read 1,500 at a time) it took 8.6 to 8.7 µs of CPU an event folded one
+        by one, 6.4 to 6.5 so; 3.5 against 6.2 with the events decoded beforehand.
+
+        The campaign after each event but the last of its campaign is the game's state, record
+        and bookkeeping after it, without the past states an undo looks up (``past`` empty: a
+        fold from it would load them); the last one, which the next batch folds from, is whole.
+        """
+        by: dict[UUID, list[tuple[int, Recorded[Any]]]] = {}
+        for item in items:
+            by.setdefault(item[1].originator_id, []).append(item)
+        made = {campaign_id: iter(self._fold(mine)) for campaign_id, mine in by.items()}
+        return [next(made[record.originator_id]) for _, record in items]
+
+    def _fold(self, items: list[tuple[int, Recorded[Any]]]) -> list[Change]:
+        """The changes of one campaign's ``items``, its next events in order."""
+        position, record = items[0]
+        first = self.change(record, position)  # from the last fold, or loaded
+        rest = items[1:]
+        if not rest or rest[-1][1].originator_version - first.version != len(rest):
+            return [first, *(self.change(r, p) for p, r in rest)]  # not in one run: one by one
+        base = first.after
+        assert base is not None
+        steps: list[Campaign] = []
+
+        def each(version: int, modified: datetime, state: Any, record: Record,
+                 chain: str) -> None:
+            steps.append(msgspec.structs.replace(
+                base, version=version, modified_on=modified, state=state, record=record,
+                chain=chain, past=()))
+
+        after = self.app.advance(base, [r for _, r in rest], each)
+        assert after is not None
+        steps[-1] = after
+        made = [first]
+        before = base
+        for (position, record), step in zip(rest, steps, strict=True):
+            made.append(Change(position=position, record=record, before=before, after=step))
+            before = step
+        campaign_id = first.campaign_id
+        self._last[campaign_id] = made[-1]
+        self._last.move_to_end(campaign_id)
+        return made
 
     def clear(self) -> None:
         self._last.clear()

@@ -213,15 +213,13 @@ class Catchup:
                flush: bool = True) -> None:
         """Apply ``notifications`` to every read model behind them, in one transaction
         (``flush`` False: the latest-state read models' changes are gathered instead)."""
-        changes = []
-        for notification in notifications:
-            if _originator(notification) in self.stopped:
-                continue  # a campaign left out after an event the read models refused
-            record: Any = self.app.mapper.to_domain_event(notification)
-            if self._needs_state:
-                changes.append(self.folds.change(record, notification.id))
-            else:
-                changes.append(Change(position=notification.id, record=record))
+        decode = self.app.mapper.to_domain_event
+        stopped = self.stopped  # campaigns left out after an event the read models refused
+        items: list[tuple[int, Any]] = [
+            (n.id, decode(n)) for n in notifications
+            if not stopped or _originator(n) not in stopped]
+        changes = (self.folds.changes(items) if self._needs_state
+                   else [Change(position=p, record=r) for p, r in items])
         last = notifications[-1].id
         writes: list[Write] = []
         for model in self.models:
@@ -412,19 +410,23 @@ class Catchup:
             self._thread.join(timeout)
             self._thread = None
 
-    def run_forever(self, stop: threading.Event | None = None) -> None:
-        """Follow the log in this thread until ``stop`` is set (or :meth:`stop` is called)."""
+    def run_forever(self, stop: threading.Event | None = None,
+                    between: Callable[[], None] | None = None) -> None:
+        """Follow the log in this thread until ``stop`` is set (or :meth:`stop` is called);
+        ``between`` is called after every step (``capes projections run``: its collector)."""
         if stop is not None:
             self._stopping = stop
         self._listen()
-        self._loop()
+        self._loop(between)
 
-    def _loop(self) -> None:
+    def _loop(self, between: Callable[[], None] | None = None) -> None:
         retry = RETRY
         while not self._stopping.is_set():
             hurried, self._hurried = self._hurried, False
             try:
                 read = self.step(flush=hurried or self._latest_due())
+                if between is not None:
+                    between()
                 retry = RETRY
                 self.error = None
             except Exception as error:

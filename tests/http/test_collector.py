@@ -1,6 +1,6 @@
-"""The server's garbage collector (api.collector, issue 15): what lives long is frozen out of the
-full collections' walk, what a pass finds unreachable is reclaimed, and a cycle that was frozen
-while alive waits for the hourly pass that collects everything."""
+"""The server's garbage collector (application.collector, issue 15): what lives long is
+frozen out of the full collections' walk, what a pass finds unreachable is reclaimed, and a
+cycle that was frozen while alive waits for the hourly pass that collects everything."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from api.collector import Collector
+from application.collector import Collector
 
 
 class Node:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import threading
+import time
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -31,6 +33,7 @@ from domain.capes import EDITION
 from domain.capes import commands as c
 from domain.capes.views import Board, board
 from domain.record.commands import OpenDispute, Undo, Vote
+from domain.record.events import Rewound, Undone
 from projections.analytics import AnalyticsModel
 from projections.model import Change, Folds
 from projections.runner import Catchup
@@ -177,6 +180,41 @@ def test_a_projection_killed_half_way_resumes_from_its_tracking_without_counting
             assert figures_of(AnalyticsModel(view), campaign) == expected_figures(app, campaign)
     finally:
         factory.close()
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_folding_a_batch_campaign_by_campaign_gives_each_event_the_campaign_around_it(
+    seed: int,
+) -> None:
+    """Folds.changes folds each campaign's events of a batch in one go; every change carries
+    the same campaign before and after its event as a fold of one event at a time (undos and
+    upheld disputes included, R-REC-5), and the last one of each campaign is the whole
+    aggregate, its past states too, which the next batch folds from."""
+    app = Campaigns(MEMORY, dice=SeededDice(seed))
+    played(app, seed, rounds=3, commands=40)
+    notifications = app.recorder.select_notifications(0, 10_000, inclusive_of_start=False)
+    items = [(n.id, app.mapper.to_domain_event(n)) for n in notifications]
+    assert any(isinstance(r.event, (Undone, Rewound)) for _, r in items)
+    one_by_one = Folds(app)  # one event at a time
+    alone = [one_by_one.change(r, p) for p, r in items]
+    rng, batched, folds, at = random.Random(seed), [], Folds(app), 0
+    while at < len(items):
+        size = rng.randint(1, 80)
+        batched += folds.changes(items[at:at + size])
+        at += size
+
+    def around(campaign: Any) -> Any:
+        return None if campaign is None else (campaign.version, campaign.state,
+                                             campaign.record, campaign.chain,
+                                             campaign.modified_on)
+
+    assert [(c.position, c.record) for c in batched] == [(c.position, c.record) for c in alone]
+    assert [(around(c.before), around(c.after)) for c in batched] == \
+        [(around(c.before), around(c.after)) for c in alone]
+    last = {c.campaign_id: c for c in batched}
+    assert {k: c.after for k, c in last.items()} == \
+        {k: c.after for k, c in {c.campaign_id: c for c in alone}.items()}
+    assert any(c.after is not None and c.after.past for c in last.values())
 
 
 def test_a_position_applied_already_is_refused_and_nothing_is_applied_twice(
@@ -447,6 +485,30 @@ def test_one_event_the_read_models_cannot_take_stops_only_its_campaign(
         assert runner.catch_up(), "a rebuild gets past it too"
         check_read_models(app, read_models, [before, after])
     finally:
+        read_models.close()
+
+
+def test_the_runner_calls_between_after_every_step_while_it_follows_the_log() -> None:
+    """``capes projections run`` collects garbage between the runner's steps (its
+    ``between``); the runner calls it after each step, and it reaches the log's head."""
+    app = Campaigns(MEMORY)
+    read_models = ReadModels(app, ["timeline"], poll=0.01, linger=0)
+    runner = read_models.runner
+    stop, calls = threading.Event(), []
+    thread = threading.Thread(target=runner.run_forever,
+                              kwargs={"stop": stop, "between": lambda: calls.append(1)})
+    try:
+        open_table(app, "Harbor", players=2)
+        thread.start()
+        assert runner.wait(app.recorder.max_notification_id(), drive=False, timeout=30)
+        deadline = time.monotonic() + 30
+        while len(calls) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(calls) >= 3, "called after every step, idle ones too"
+    finally:
+        stop.set()
+        if thread.is_alive():
+            thread.join(30)
         read_models.close()
 
 

@@ -16,6 +16,12 @@ not reclaimed while it is frozen (without a cycle, reference counting frees it a
 stream that closes leaves none). Every :data:`THAW_EVERY` seconds, everything is unfrozen and
 collected once — one long pause an hour instead of many — so such garbage is bounded by what
 an hour makes.
+
+The writer's process (``api.writer_process``) and the read models' (``capes projections
+run``) collect the same way between their passes: what they hold long is the campaigns they
+fold. For the read models, over a history made like the game mix's (48 campaigns, 41,184
+events, read 1,500 at a time): folding took 7.4 to 7.7 µs of CPU an event with the collector
+left as it is, 5.3 to 5.9 collected and frozen so, and 5.3 to 5.6 with no collection at all.
 """
 
 from __future__ import annotations
