@@ -120,10 +120,10 @@ class Folds:
         assert base is not None
         steps: list[Campaign] = []
 
-        def each(version: int, modified: datetime, state: Any, record: Record,
+        def each(version: int, modified: datetime, state: Any, rec: Record,
                  chain: str) -> None:
             steps.append(msgspec.structs.replace(
-                base, version=version, modified_on=modified, state=state, record=record,
+                base, version=version, modified_on=modified, state=state, record=rec,
                 chain=chain, past=()))
 
         after = self.app.advance(base, [r for _, r in rest], each)
