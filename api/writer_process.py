@@ -144,8 +144,7 @@ class WriterProcess:
                 stopping = True
             self._run(requests, prepared=False)
             self._send_answers()
-            if collector.due():
-                collector.tick()
+            collector.tick_if_due()
         self._pool.shutdown(wait=True)
         self.committer.stop()
         for close in (self.campaigns.close, self.keyring.close):

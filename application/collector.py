@@ -67,8 +67,13 @@ class Collector:
 
     def due(self) -> bool:
         """Whether :attr:`every` seconds have passed since the last pass (for a process with
-        no event loop: the writer process calls :meth:`tick` when it is)."""
+        no event loop, which calls :meth:`tick_if_due` between its passes)."""
         return self.last_at + self.every <= time.monotonic()
+
+    def tick_if_due(self) -> None:
+        """:meth:`tick` if :meth:`due` (a process with no event loop, between its passes)."""
+        if self.due():
+            self.tick()
 
     def tick(self) -> None:
         """One pass: what is not frozen, or everything once :attr:`thaw_every` has passed."""

@@ -99,8 +99,7 @@ def _run(args: argparse.Namespace) -> int:
         collector = Collector()
         collector.collect(everything=True)
         try:
-            read_models.runner.run_forever(
-                stop, between=lambda: collector.tick() if collector.due() else None)
+            read_models.runner.run_forever(stop, between=collector.tick_if_due)
         finally:
             if listener is not None:
                 listener.stop()  # its socket goes

@@ -84,9 +84,13 @@ class Folds:
             self.loads += 1
         after = self.app.advance(before, [record])
         assert after is not None
-        change = Change(position=position, record=record, before=before, after=after)
-        self._last[campaign_id] = change
-        self._last.move_to_end(campaign_id)
+        return self._remember(Change(position=position, record=record, before=before,
+                                     after=after))
+
+    def _remember(self, change: Change) -> Change:
+        """Hold ``change`` as its campaign's last (the ``size`` most recently used)."""
+        self._last[change.campaign_id] = change
+        self._last.move_to_end(change.campaign_id)
         if len(self._last) > self.size:
             self._last.popitem(last=False)
         return change
@@ -134,9 +138,7 @@ class Folds:
         for (position, record), step in zip(rest, steps, strict=True):
             made.append(Change(position=position, record=record, before=before, after=step))
             before = step
-        campaign_id = first.campaign_id
-        self._last[campaign_id] = made[-1]
-        self._last.move_to_end(campaign_id)
+        self._remember(made[-1])
         return made
 
     def clear(self) -> None:
