@@ -13,11 +13,13 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks import ROOT
+from benchmarks import ROOT, SCRIPTS
 
 HOST = "127.0.0.1"
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -146,14 +148,17 @@ class CpuWatch:
     read models' process), by the load generator and this script, and by every other process
     on the machine (other people's work disturbs the figures). ``loop``: a server whose main
     thread (its event loop) is also measured alone (``loop_cores``), and its writer process
-    if it has one (``writer_cores``, api/writer.py)."""
+    if it has one (``writer_cores``, api/writer.py), and its read models' process if it has
+    one (``read_models_cores``)."""
 
     def __init__(self, servers: list[int], loop: int | None = None) -> None:
         self.loop = loop
         self.loop0 = 0.0 if loop is None else _process_seconds(loop, loop)
-        self.writer = next((k for k in children(loop) if "api.writer" in _cmdline(k)), None) \
-            if loop is not None else None
+        self.writer = _child(loop, "api.writer")
         self.writer0 = 0.0 if self.writer is None else _process_seconds(self.writer)
+        self.read_models = _child(loop, "projections run")
+        self.read_models0 = 0.0 if self.read_models is None else _process_seconds(
+            self.read_models)
         self.servers = list(dict.fromkeys(
             p for pid in servers for p in (pid, *descendants(pid))))
         self.t0 = time.monotonic()
@@ -176,7 +181,17 @@ class CpuWatch:
             cores["loop_cores"] = (_process_seconds(self.loop, self.loop) - self.loop0) / wall
         if self.writer is not None:
             cores["writer_cores"] = (_process_seconds(self.writer) - self.writer0) / wall
+        if self.read_models is not None:
+            cores["read_models_cores"] = (_process_seconds(self.read_models)
+                                          - self.read_models0) / wall
         return cores
+
+
+def _child(pid: int | None, command: str) -> int | None:
+    """The process ``pid`` started whose command line holds ``command``, if any."""
+    if pid is None:
+        return None
+    return next((k for k in children(pid) if command in _cmdline(k)), None)
 
 
 def wait_quiet(limit: float, threshold: float = 0.3) -> dict[str, float]:
@@ -257,12 +272,25 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(timeout=10)
 
 
+@contextlib.contextmanager
+def idle_load(cores: float | None, log: Path) -> Iterator[subprocess.Popen[bytes] | None]:
+    """``scripts/idle_load.py`` burning ``cores`` of one core at idle priority while the block
+    runs (the read models' CPU, kept beside a control); nothing for ``None`` or no CPU."""
+    if not cores or cores <= 0:
+        yield None
+        return
+    proc = start_server([sys.executable, str(SCRIPTS / "idle_load.py"), "--cores",
+                         f"{min(cores, 1.0):.3f}"], dict(os.environ), log)
+    try:
+        yield proc
+    finally:
+        stop_server(proc)
+
+
 def start_projections(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     """``capes projections run`` on the store of ``env``: the read models of several workers
     run in a process of their own (the README's advice; each worker running them too made
     them race each other for every batch)."""
-    import sys
-
     return start_server([sys.executable, "-m", "cli.main", "projections", "run"], env, log)
 
 

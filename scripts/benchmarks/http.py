@@ -40,6 +40,7 @@ from benchmarks.common import (
     children,
     cpu_text,
     free_port,
+    idle_load,
     say,
     start_server,
     stop_server,
@@ -468,6 +469,12 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
              "bench_game.lua", for_lean),
             ("game", "game mix", game_port, "bench_game.lua",
              lambda campaigns: [str(campaigns), *game_args]),
+            # Right after the game's round: the control with a store beside an idle-priority
+            # process using the CPU the game's read models' process used in that round
+            # (scripts/idle_load.py): the mix with the read models' work kept, the game's
+            # request path taken out.
+            ("lean_store_rm", "control with a store beside the read models' CPU, the mix",
+             lean_store_port, "bench_game.lua", for_lean),
             ("no_read_models", "game mix without its read models' process", nrm_port,
              "bench_game.lua", for_nrm),
         ]
@@ -484,10 +491,15 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
                 # What the run before left to the kernel (writing back a store's pages) or to
                 # a server (its read models catching up) must not run under this one.
                 wait_quiet(p["round_quiet_wait"], threshold=QUIET_BEFORE_RUN)
-                watch = CpuWatch(pids, loop=game.pid if key == "game" else None)
-                run = run_wrk(port, script, p["http_seconds"], conns,
-                              None if args is None else args(sets[f"max{round_ + 1}"]))
-                run |= {"cpu": watch.stop()}
+                beside = (read_models_cores(out["game_runs"][-1])
+                           if key == "lean_store_rm" else None)
+                with idle_load(beside, tmp / "idle-load.log"):
+                    watch = CpuWatch(pids, loop=game.pid if key == "game" else None)
+                    run = run_wrk(port, script, p["http_seconds"], conns,
+                                  None if args is None else args(sets[f"max{round_ + 1}"]))
+                    run |= {"cpu": watch.stop()}
+                if beside:
+                    run["beside_cores"] = beside
                 out[f"{key}_runs"].append(run)
                 say(f"  {what}: {run['rps']:.0f} req/s ({run['commands_per_s']:.0f} "
                     f"commands/s), p50 {run['p50_us'] / 1000:.2f} ms, p99 "
@@ -497,6 +509,7 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
         out["bare_one_max"] = max(out["bare_one_runs"], key=lambda r: r["rps"])
         out["lean_max"] = max(out["lean_runs"], key=lambda r: r["ok_rps"])
         out["lean_store_max"] = max(out["lean_store_runs"], key=lambda r: r["ok_rps"])
+        out["lean_store_rm_max"] = max(out["lean_store_rm_runs"], key=lambda r: r["ok_rps"])
         out["game_max"] = game_max = max(out["game_runs"], key=lambda r: r["ok_rps"])
         out["no_read_models_max"] = max(out["no_read_models_runs"], key=lambda r: r["ok_rps"])
 
@@ -533,7 +546,7 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
             say(f"paced, game mix at half the maximum: {half_rate:.0f} req/s for "
                 f"{p['half_seconds']}s (round {round_ + 1} of {rounds}), the disk's control "
                 "beside the store")
-            watch = CpuWatch(pids)
+            watch = CpuWatch(pids, loop=game.pid)
             began = time.monotonic()
             with sync_timing(tmp / "game-syncs.log"):
                 half = run_paced("game", game_port, half_rate, p["half_seconds"], conns,
@@ -560,6 +573,10 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
             f"{floor['latency_ms']['p50']:.2f} ms, p99 {floor['latency_ms']['p99']:.2f} ms")
         out["store_at_game_half"] = store_control(p, tmp, env, every, half_rate,
                                                   sets["half1"], conns, timer)
+        # Again beside what the game's read models' process used in the game's best round.
+        out["store_rm_at_game_half"] = store_control(
+            p, tmp, env, every, half_rate, sets["half1"], conns, timer,
+            beside=read_models_cores(out["game_half"]))
 
         wait_quiet(p["round_quiet_wait"])
         out["stub"] = stub_run(p, tmp, env, conns)
@@ -573,34 +590,47 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
     return out
 
 
+def read_models_cores(run: dict[str, Any]) -> float | None:
+    """The cores the game's read models' process used in ``run`` (None: not measured)."""
+    cores: float | None = run["cpu"].get("read_models_cores")
+    return cores
+
+
 def store_control(p: dict[str, Any], tmp: Path, env: dict[str, str], campaigns: Path,
-                  rate: float, played: Path, conns: int,
-                  timer: Path | None = None) -> dict[str, Any] | None:
+                  rate: float, played: Path, conns: int, timer: Path | None = None, *,
+                  beside: float | None = None) -> dict[str, Any] | None:
     """The half load's control: the control's routes (``scripts/lean_app.py``) answering each
     command once its events are committed to an SQLite file on the same disk
     (``CAPES_LEAN_STORE``), paced at the game's half-load rate with the disk's control beside
-    it: the latency of the framework and the store on this machine without the game."""
+    it: the latency of the framework and the store on this machine without the game.
+    ``beside``: the cores an idle-priority process burns meanwhile (``scripts/idle_load.py``:
+    the read models' CPU kept, the game taken out); None for none."""
     port = free_port()
     argv = uvicorn_argv("lean_app:app", port)
-    syncs = tmp / "lean-store-syncs.log"
+    name = "lean-store-rm" if beside else "lean-store"
+    syncs = tmp / f"{name}-syncs.log"
     server = start_server(argv, env | sync_environment(timer, syncs) | {
         "CAPES_LEAN_CAMPAIGNS": str(campaigns),
-        "CAPES_LEAN_STORE": str(tmp / "lean-store.sqlite")}, tmp / "lean-store-server.log")
+        "CAPES_LEAN_STORE": str(tmp / f"{name}.sqlite")}, tmp / f"{name}-server.log")
     try:
-        wait_ready(server, port, tmp / "lean-store-server.log")
+        wait_ready(server, port, tmp / f"{name}-server.log")
         wait_quiet(p["round_quiet_wait"])
-        watch = CpuWatch([server.pid])
-        began = time.monotonic()
-        try:
-            with sync_timing(syncs):
-                result = run_paced("game", port, rate, p["half_seconds"], conns, played,
-                                   10**9, disk_folder=tmp)
-        except RuntimeError as e:  # a control that failed: say so, keep the game's figures
-            say(f"  the control with its store failed: {e}")
-            return None
-        result |= {"cpu": watch.stop(), "argv": argv} | sync_summary(syncs, began,
-                                                                     time.monotonic())
-        say(f"  the control with its store (commands answered once committed to SQLite) at "
+        with idle_load(beside, tmp / f"{name}-idle-load.log"):
+            watch = CpuWatch([server.pid])
+            began = time.monotonic()
+            try:
+                with sync_timing(syncs):
+                    result = run_paced("game", port, rate, p["half_seconds"], conns, played,
+                                       10**9, disk_folder=tmp)
+            except RuntimeError as e:  # a control that failed: say so, keep the game's figures
+                say(f"  the control with its store failed: {e}")
+                return None
+            result |= {"cpu": watch.stop(), "argv": argv} | sync_summary(syncs, began,
+                                                                         time.monotonic())
+        if beside:
+            result["beside_cores"] = beside
+        say(f"  the control with its store (commands answered once committed to SQLite)"
+            f"{f' beside {beside:.2f} cores at idle priority' if beside else ''} at "
             f"the same rate: commands p99 {result['command_latency_ms']['p99']:.2f} ms, reads "
             f"p99 {result['read_latency_ms']['p99']:.2f} ms; the disk's fsync p99 "
             f"{result['disk_fsync_p99_ms']:.1f} ms, max {result['disk_fsync_max_ms']:.0f} ms; "

@@ -203,10 +203,12 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
                               ("bare_one", "bare route served in one write"),
                               ("lean_store", "control with a store, the game mix"),
                               ("game", "game mix"),
+                              ("lean_store_rm", "control with a store beside the read models' "
+                               "CPU, the game mix"),
                               ("no_read_models", "game mix without its read models' process"))
             for i, r in enumerate(h.get(f"{key}_runs", ()))]
     bests = [bare, game, h.get("bare_one_max"), h.get("lean_store_max"),
-             h.get("no_read_models_max")]
+             h.get("lean_store_rm_max"), h.get("no_read_models_max")]
     for label, r in runs:
         errors = r["errors_connect"] + r["errors_read"] + r["errors_write"] + r["errors_timeout"]
         best = " (best)" if any(r is b for b in bests) else ""
@@ -232,9 +234,11 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
             f"{_cpu_ms(stub['cpu'], stub['rps']):.2f} ms | {cores(stub['cpu'])} |")
     halves = [(f"game mix, half load, round {i + 1}{' (best)' if r is half else ''}", r)
               for i, r in enumerate(h["half_runs"])]
-    store = h.get("store_at_game_half")
+    store, store_rm = h.get("store_at_game_half"), h.get("store_rm_at_game_half")
     controls = [("bare route at the same rate", floor),
-                *([("control with a store at the same rate", store)] if store else [])]
+                *([("control with a store at the same rate", store)] if store else []),
+                *([("control with a store beside the read models' CPU, same rate", store_rm)]
+                  if store_rm else [])]
     for label, r in (*halves, *controls):
         lat = r["latency_ms"]
         add(f"| {label} | paced {r['target_rate']:.0f} req/s, {r['connections']} "

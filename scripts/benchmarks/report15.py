@@ -32,14 +32,24 @@ def _store_control(h: dict[str, Any]) -> str:
                  f"{half['store_slow_sync_share']:.0%} of the round in syncs of 10 ms or more")
     if store is not None:
         text += (f"; the control with a store (its routes answering each command once its "
-                 f"three events are committed to SQLite on the same disk, same rate): commands "
-                 f"p99 **{store['command_latency_ms']['p99']:.2f} ms**, reads "
-                 f"{store['read_latency_ms']['p99']:.2f} ms (the disk's fsync p99 "
-                 f"{store['disk_fsync_p99_ms']:.2f} ms, max {store['disk_fsync_max_ms']:.1f} "
-                 "ms" + (f"; its own log syncs p99 {store['store_sync_p99_ms']:.2f} ms, max "
-                         f"{store['store_sync_max_ms']:.1f} ms" if "store_syncs" in store
-                         else "") + ")")
+                 f"three events are committed to SQLite on the same disk, same rate): "
+                 f"{_store_latency(store)}")
+    beside = h.get("store_rm_at_game_half")
+    if beside is not None:
+        text += (f"; the same control beside an idle-priority process burning "
+                 f"{beside['beside_cores']:.2f} cores, what the game's read models' process "
+                 f"used in that round (`scripts/idle_load.py`): {_store_latency(beside)}")
     return text
+
+
+def _store_latency(store: dict[str, Any]) -> str:
+    """A control with a store at half load: its p99s, the disk's and its own syncs."""
+    return (f"commands p99 **{store['command_latency_ms']['p99']:.2f} ms**, reads "
+            f"{store['read_latency_ms']['p99']:.2f} ms (the disk's fsync p99 "
+            f"{store['disk_fsync_p99_ms']:.2f} ms, max {store['disk_fsync_max_ms']:.1f} "
+            "ms" + (f"; its own log syncs p99 {store['store_sync_p99_ms']:.2f} ms, max "
+                    f"{store['store_sync_max_ms']:.1f} ms" if "store_syncs" in store
+                    else "") + ")")
 
 
 def _with_redis(wk: dict[str, Any]) -> str:
@@ -105,8 +115,13 @@ def _mix_controls(h: dict[str, Any]) -> str:
     """The control with a store (``CAPES_LEAN_STORE``: the framework's and the store's
     throughput with the game taken out) and the game without its read models' process
     (``CAPES_PROJECTIONS=external``: what the read models' work costs the mix)."""
+    beside = h.get("lean_store_rm_max")
     return (_mix_beside(h, "lean_store_max", "the control with a store (each command answered "
                         "once its three events are committed to SQLite on the same disk)")
+            + (_mix_beside(h, "lean_store_rm_max", "the same control beside an idle-priority "
+                           f"process burning {beside['beside_cores']:.2f} cores, what the "
+                           "game's read models' process used in the game's round "
+                           "(`scripts/idle_load.py`)") if beside else "")
             + _mix_beside(h, "no_read_models_max", "the game without its read models' "
                           "process (`CAPES_PROJECTIONS=external`)"))
 
@@ -180,6 +195,9 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
         ("control: the mix", lean, lean["rps"], None),
         *([("control with a store: the mix", h["lean_store_max"], h["lean_store_max"]["rps"],
             None)] if "lean_store_max" in h else []),
+        *([("control with a store beside the read models' CPU: the mix",
+            h["lean_store_rm_max"], h["lean_store_rm_max"]["rps"], None)]
+          if "lean_store_rm_max" in h else []),
         ("**game: the mix**", game, game["rps"], game["rps"] / lean["rps"]),
         *([("game without its read models' process: the mix", h["no_read_models_max"],
             h["no_read_models_max"]["rps"], None)] if "no_read_models_max" in h else []),
@@ -194,7 +212,11 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
     add("Commands/s of the control count what it answers (it runs nothing); its mix is the "
         "same Lua script on the same campaigns. The control with a store answers each command "
         "only once its three events (the game's stored bytes) are committed to an SQLite file "
-        "on the same disk, in groups (`CAPES_LEAN_STORE`). The game server and the controls "
+        "on the same disk, in groups (`CAPES_LEAN_STORE`); beside the read models' CPU, the "
+        "same server with an idle-priority process (`scripts/idle_load.py`, in 5 ms slices) "
+        "burning the cores the game's read models' process used in the game's round just "
+        "before (under the mix) or in its best half-load round: the read models' work kept "
+        "as CPU, the game's request path taken out. The game server and the controls "
         "send each answer in one write (`api/one_write.py`, as `capes serve` does); the bare "
         "route runs as uvicorn serves it (two writes an answer, the target's baseline) and "
         "served in one write too. Half load: `scripts/paced_load.py` (see \"Method\" below) "
