@@ -35,7 +35,7 @@ def _store_control(h: dict[str, Any]) -> str:
                  f"three events are committed to SQLite on the same disk, same rate): "
                  f"{_store_latency(store)}")
     beside = h.get("store_rm_at_game_half")
-    if beside is not None:
+    if beside is not None and "beside_cores" in beside:
         text += (f"; the same control beside an idle-priority process burning "
                  f"{beside['beside_cores']:.2f} cores, what the game's read models' process "
                  f"used in that round (`scripts/idle_load.py`): {_store_latency(beside)}")
@@ -115,13 +115,13 @@ def _mix_controls(h: dict[str, Any]) -> str:
     """The control with a store (``CAPES_LEAN_STORE``: the framework's and the store's
     throughput with the game taken out) and the game without its read models' process
     (``CAPES_PROJECTIONS=external``: what the read models' work costs the mix)."""
-    beside = h.get("lean_store_rm_max")
+    beside = h.get("lean_store_rm_max") or {}
     return (_mix_beside(h, "lean_store_max", "the control with a store (each command answered "
                         "once its three events are committed to SQLite on the same disk)")
             + (_mix_beside(h, "lean_store_rm_max", "the same control beside an idle-priority "
                            f"process burning {beside['beside_cores']:.2f} cores, what the "
                            "game's read models' process used in the game's round "
-                           "(`scripts/idle_load.py`)") if beside else "")
+                           "(`scripts/idle_load.py`)") if "beside_cores" in beside else "")
             + _mix_beside(h, "no_read_models_max", "the game without its read models' "
                           "process (`CAPES_PROJECTIONS=external`)"))
 
