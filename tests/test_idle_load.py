@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -16,7 +17,7 @@ SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
 
 @pytest.fixture()
-def idle_load(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+def idle_load(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     monkeypatch.syspath_prepend(str(SCRIPTS))
     import idle_load
 
@@ -24,14 +25,14 @@ def idle_load(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
 
 
 def test_it_owes_work_while_it_has_used_less_than_its_share_of_the_time(
-        idle_load) -> None:  # type: ignore[no-untyped-def]
+        idle_load: ModuleType) -> None:
     assert idle_load.owed(0.25, wall=2.0, cpu=0.4) == pytest.approx(0.1)
     assert idle_load.owed(0.25, wall=2.0, cpu=0.5) == pytest.approx(0.0)
     assert idle_load.owed(0.25, wall=2.0, cpu=0.6) < 0
 
 
 @pytest.mark.parametrize("cores", [0.0, -0.5, 1.5])
-def test_a_share_outside_one_core_is_refused(idle_load, cores: float) -> None:  # type: ignore[no-untyped-def]
+def test_a_share_outside_one_core_is_refused(idle_load: ModuleType, cores: float) -> None:
     with pytest.raises(ValueError, match="cores must be in"):
         idle_load.owed(cores, 1.0, 0.0)
 
