@@ -248,3 +248,24 @@ def test_cutting_the_log_below_the_latest_snapshot_is_caught(stored: Stored,
     snapshot = last // 100 * 100  # one every 100 events
     assert (f"the log ends at event 199, but the store's latest snapshot knows event {snapshot}: "
             "events were removed from the end") in out, out
+
+
+def test_a_cut_that_splits_a_command_is_reported_as_a_cut(stored: Stored) -> None:
+    """R-FAIR-6: with the scene's end kept and its reveal cut off, a known head past the end
+    names the cut, not the half command it leaves behind."""
+    reveal = stored.first("DiceRevealed")
+    for position in range(reveal, len(stored.log) + 1):
+        delete(stored.db, stored.id, position)
+    app = Campaigns(stored.env)
+    try:
+        head = (len(stored.log), stored.log[-1].chain, "the test's copy")
+        cut = verify_stored(app, stored.id, heads=[head])
+        alone = verify_stored(app, stored.id)
+    finally:
+        app.close()
+    assert cut.discrepancy is not None and alone.discrepancy is not None
+    assert cut.discrepancy.check == "head"
+    assert (f"the log ends at event {reveal - 1}, but the test's copy knows event "
+            f"{len(stored.log)}: events were removed from the end") == cut.discrepancy.message
+    # Without a head that knows more, the half command is what there is to report.
+    assert "without its dice revealed in the same command" in alone.discrepancy.message
