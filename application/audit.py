@@ -398,8 +398,9 @@ def verify(campaign_id: UUID, log: Iterable[Entry], *,
         for entry in entries:
             walk.step(entry)
         known = list(heads)
-        # Before the last command is judged: a cut that splits a command leaves it half there,
-        # and "events were removed from the end" is what happened, not a command missing parts.
+        # R-FAIR-6, before the last command is judged: a cut that splits a command leaves it
+        # half there, and "events were removed from the end" is what happened, not a command
+        # missing parts.
         for position, chain, source in known:
             if position > walk.position:
                 raise _Failed(Discrepancy(
