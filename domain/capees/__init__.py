@@ -9,9 +9,7 @@ from ``domain.shared``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
-
+from ..edition import RulesEdition
 from . import (  # noqa: F401 - importing registers the handlers
     actions,
     heroes,
@@ -37,57 +35,12 @@ from .model import CampaignState
 
 RULES_VERSION = "capees-1.0"
 
-
-class CapeesEdition:
-    name = "capees"
-    rules_version = RULES_VERSION
-    event_types: Sequence[type[Any]] = EVENT_TYPES
-    command_types: Sequence[type[Any]] = COMMAND_TYPES
-
-    def initial_state(self) -> CampaignState:
-        return CampaignState()
-
-    def decide(self, state: CampaignState, command: Command) -> tuple[Event, ...]:
-        return decide(state, command)
-
-    def evolve(self, state: CampaignState, event: Event) -> CampaignState:
-        return evolve(state, event)
-
-    def with_dice(self, command: Command, draw: Callable[[], int], counter: int = 0) -> Command:
-        return with_dice(command, draw, counter)
-
-    def seats(self, state: CampaignState) -> tuple[int, ...]:
-        return tuple(p.seat for p in state.players)
-
-    def closed(self, state: CampaignState) -> bool:
-        return state.closed
-
-    def starts_scene(self, event: Event) -> bool:
-        return isinstance(event, SceneStarted)
-
-    def ends_scene(self, event: Event) -> bool:
-        return isinstance(event, SceneEnded)
-
-    def scene_of(self, state: CampaignState) -> int | None:
-        if state.scene is None or state.closed:
-            return None
-        return state.scene.number
-
-    def rolled(self, event: Event) -> tuple[int, int] | None:
-        if isinstance(event, (DieRolled, OverdrawnRolled)):
-            return event.draw, event.rolled
-        return None
-
-    def fork_event(self, state: CampaignState, name: str) -> Event:
-        return CampaignForked(name=name, state=state)
-
-    def schema_version(self, event_type: type[Any]) -> int:
-        return upcasts.schema_version(event_type)
-
-    def upcast(self, type_name: str, schema: int, payload: dict[str, Any]) -> dict[str, Any]:
-        return upcasts.upcast(type_name, schema, payload)
-
-
-EDITION = CapeesEdition()
+#: The edition as the application runs it (domain.edition.Edition).
+EDITION: RulesEdition[CampaignState, Command, Event] = RulesEdition(
+    name="capees", rules_version=RULES_VERSION, event_types=EVENT_TYPES,
+    command_types=COMMAND_TYPES, initial_state=CampaignState, decide=decide, evolve=evolve,
+    with_dice=with_dice, scene_starts=SceneStarted, scene_ends=SceneEnded,
+    rolls=(DieRolled, OverdrawnRolled),
+    forked=CampaignForked, schema_version=upcasts.schema_version, upcast=upcasts.upcast)
 
 __all__ = ["EDITION", "RULES_VERSION", "CampaignState", "Command", "Event"]

@@ -61,3 +61,36 @@ def items_changed(
         found = changes(old, new) if status == "changed" else []
         if status != "changed" or found:
             yield key, status, found, new if new is not None else old
+
+
+class PlayerChanges(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    name: str
+    changes: tuple[Change, ...]
+
+
+Compared = tuple[tuple[Change, ...], tuple[PlayerChanges, ...],
+                 list[tuple[int, str, list[Change], Any]]]
+
+
+def compared(board_a: msgspec.Struct, board_b: msgspec.Struct, ledgers_a: Any, ledgers_b: Any,
+             items: str) -> Compared:
+    """Two versions of a campaign compared through its views, as each edition's ``diff``
+    reports them: the table's changes (the board but for its ``items`` and whom it waits
+    for), each player's whose ledger changed, and each of the board's ``items`` (a Conflict, a
+    Complication) added, removed or changed, as :func:`items_changed` gives them."""
+    view_a, view_b = msgspec.to_builtins(board_a), msgspec.to_builtins(board_b)
+    items_a = {x["id"]: x for x in view_a.pop(items)}
+    items_b = {x["id"]: x for x in view_b.pop(items)}
+    for view in (view_a, view_b):
+        view.pop("waiting_for")
+    led_a = {x["seat"]: x for x in msgspec.to_builtins(ledgers_a)}
+    led_b = {x["seat"]: x for x in msgspec.to_builtins(ledgers_b)}
+    players = []
+    for seat in sorted(set(led_a) | set(led_b)):
+        found = changes(led_a.get(seat), led_b.get(seat))
+        if found:
+            name = (led_b.get(seat) or led_a[seat])["name"]
+            players.append(PlayerChanges(seat=seat, name=name, changes=tuple(found)))
+    return (tuple(changes(view_a, view_b)), tuple(players),
+            list(items_changed(items_a, items_b)))
