@@ -7,6 +7,7 @@ own commands, events, state and rule modules, registered here; nothing of the fi
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast
 
 
@@ -113,41 +114,37 @@ C = TypeVar("C")
 E = TypeVar("E")
 
 
+# Not frozen: the Edition protocol's attributes are plain (settable) ones.
+@dataclass(kw_only=True)
 class RulesEdition(Generic[S, C, E]):
     """An :class:`Edition` of a rules package (``domain.capes``, ``domain.capees``): its
     Decider's functions and the few events the record and the audit recognise (a scene's
     start and end, R-REC-2 and R-FAIR-5; a die rolled, R-FAIR-4; a fork's first event, made
     as ``forked(name=…, state=…)``, R-REC-6) are named once per edition, and what every such
-    edition answers alike is answered here.
+    edition answers alike is answered here (as :class:`domain.editions.Play` names what the
+    application plays of each).
 
     Why one class with its parts passed in, not a class per edition: the two editions' classes
     were the same sixty lines but for the names of these functions and events."""
 
-    def __init__(self, *, name: str, rules_version: str, event_types: Sequence[type[Any]],
-                 command_types: Sequence[type[Any]], initial_state: Callable[[], S],
-                 decide: Callable[[S, C], tuple[E, ...]], evolve: Callable[[S, E], S],
-                 with_dice: Callable[[C, Callable[[], int], int], C],
-                 scene_starts: type[Any], scene_ends: type[Any], rolls: tuple[type[Any], ...],
-                 forked: Callable[..., E],
-                 schema_version: Callable[[type[Any]], int],
-                 upcast: Callable[[str, int, dict[str, Any]], dict[str, Any]]) -> None:
-        self.name = name
-        self.rules_version = rules_version
-        self.event_types = event_types
-        self.command_types = command_types
-        self.initial_state = initial_state
-        self.decide = decide
-        self.evolve = evolve
-        self._with_dice = with_dice
-        self._scene_starts = scene_starts
-        self._scene_ends = scene_ends
-        self._rolls = rolls
-        self._forked = forked
-        self.schema_version = schema_version
-        self.upcast = upcast
+    name: str
+    rules_version: str
+    event_types: Sequence[type[Any]]
+    command_types: Sequence[type[Any]]
+    initial_state: Callable[[], S]
+    decide: Callable[[S, C], tuple[E, ...]]
+    evolve: Callable[[S, E], S]
+    #: ``with_dice`` without its default counter.
+    dice: Callable[[C, Callable[[], int], int], C]
+    scene_starts: type[Any]
+    scene_ends: type[Any]
+    rolls: tuple[type[Any], ...]
+    forked: Callable[..., E]
+    schema_version: Callable[[type[Any]], int]
+    upcast: Callable[[str, int, dict[str, Any]], dict[str, Any]]
 
     def with_dice(self, command: C, draw: Callable[[], int], counter: int = 0) -> C:
-        return self._with_dice(command, draw, counter)
+        return self.dice(command, draw, counter)
 
     def seats(self, state: S) -> tuple[int, ...]:
         return tuple(p.seat for p in state.players)
@@ -156,10 +153,10 @@ class RulesEdition(Generic[S, C, E]):
         return state.closed
 
     def starts_scene(self, event: E) -> bool:
-        return isinstance(event, self._scene_starts)
+        return isinstance(event, self.scene_starts)
 
     def ends_scene(self, event: E) -> bool:
-        return isinstance(event, self._scene_ends)
+        return isinstance(event, self.scene_ends)
 
     def scene_of(self, state: S) -> int | None:
         # A closed campaign plays no scene: closing it reveals the dice (R-FAIR-5).
@@ -168,10 +165,10 @@ class RulesEdition(Generic[S, C, E]):
         return state.scene.number
 
     def rolled(self, event: E) -> tuple[int, int] | None:
-        if isinstance(event, self._rolls):
+        if isinstance(event, self.rolls):
             roll = cast(_Roll, event)
             return roll.draw, roll.rolled
         return None
 
     def fork_event(self, state: S, name: str) -> E:
-        return self._forked(name=name, state=state)
+        return self.forked(name=name, state=state)

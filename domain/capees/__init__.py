@@ -39,7 +39,7 @@ RULES_VERSION = "capees-1.0"
 EDITION: RulesEdition[CampaignState, Command, Event] = RulesEdition(
     name="capees", rules_version=RULES_VERSION, event_types=EVENT_TYPES,
     command_types=COMMAND_TYPES, initial_state=CampaignState, decide=decide, evolve=evolve,
-    with_dice=with_dice, scene_starts=SceneStarted, scene_ends=SceneEnded,
+    dice=with_dice, scene_starts=SceneStarted, scene_ends=SceneEnded,
     rolls=(DieRolled, OverdrawnRolled),
     forked=CampaignForked, schema_version=upcasts.schema_version, upcast=upcasts.upcast)
 

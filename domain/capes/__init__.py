@@ -40,7 +40,7 @@ RULES_VERSION = "capes-1.1"
 EDITION: RulesEdition[CampaignState, Command, Event] = RulesEdition(
     name="capes", rules_version=RULES_VERSION, event_types=EVENT_TYPES,
     command_types=COMMAND_TYPES, initial_state=CampaignState, decide=decide, evolve=evolve,
-    with_dice=with_dice, scene_starts=SceneFramed, scene_ends=SceneEnded,
+    dice=with_dice, scene_starts=SceneFramed, scene_ends=SceneEnded,
     rolls=(DieRolled, OverdrawnDieRolled),
     forked=CampaignForked, schema_version=upcasts.schema_version, upcast=upcasts.upcast)
 
