@@ -10,6 +10,8 @@ from pathlib import Path
 from benchmarks import projections
 from benchmarks.coldload import coldload_part
 from benchmarks.common import DOC, FULL, QUICK, git_commit, machine_facts, say
+from benchmarks.cores import HEADING as CORES_HEADING
+from benchmarks.cores import cores_part, cores_report
 from benchmarks.http import TARGET_P99_MS, http_part
 from benchmarks.inprocess import inproc_part
 from benchmarks.instructions import HEADING as INSTRUCTIONS_HEADING
@@ -53,6 +55,10 @@ def main() -> int:
                         "a command under callgrind (scripts/benchmarks/instructions.py)")
     parser.add_argument("--instructions-only", action="store_true", help="run only the "
                         "instructions a command and update just its section of the doc")
+    parser.add_argument("--no-cores", action="store_true", help="skip the two cores' control "
+                        "(scripts/benchmarks/cores.py)")
+    parser.add_argument("--cores-only", action="store_true", help="run only the two cores' "
+                        "control and update just its section of the doc")
     parser.add_argument("--out", type=Path, default=DOC, help="where to write (default: "
                         "docs/benchmarks.md)")
     args = parser.parse_args()
@@ -62,11 +68,15 @@ def main() -> int:
         return tables_only(args.quick, args.out)
     if args.instructions_only:
         return instructions_only(args.quick, args.out)
+    if args.cores_only:
+        return cores_only(args.quick, args.out)
     p = QUICK if args.quick else FULL
     began = time.perf_counter()
     facts = machine_facts()
     say(f"nproc {facts['nproc']}, Python {facts['python']}, {facts['wrk']}")
-    h = ip = pr = wk = t = ryw = ins = None
+    h = ip = pr = wk = t = ryw = ins = co = None
+    if not args.no_cores:
+        co = cores_part(args.quick)  # first: the machine as the run finds it
     with tempfile.TemporaryDirectory(prefix="capes-bench-") as tmp_name:
         tmp = Path(tmp_name)
         if not args.no_http:
@@ -97,6 +107,8 @@ def main() -> int:
         text = with_section(text, projection_report(pr, args.quick))
     if ins is not None:
         text = with_section(text, instructions_report(ins, _now()), INSTRUCTIONS_HEADING)
+    if co is not None:
+        text = with_section(text, cores_report(co, _now()), CORES_HEADING)
     # The soak's figures (scripts/playtest --write) are not the bench's to redo: keep them,
     # and scripts/soak's "Reliability" section too.
     for heading in (RANDOM_PLAY_HEADING, RELIABILITY):
@@ -140,6 +152,12 @@ def instructions_only(quick: bool, out: Path) -> int:
         result = instructions_part(quick, Path(tmp))
     return _replace_section(out, instructions_report(result, _now()), INSTRUCTIONS_HEADING,
                             "instructions")
+
+
+def cores_only(quick: bool, out: Path) -> int:
+    """Only the two cores' control: its section of ``out`` replaced, the rest left."""
+    return _replace_section(out, cores_report(cores_part(quick), _now()), CORES_HEADING,
+                            "two cores'")
 
 
 def projections_only(quick: bool, out: Path) -> int:
