@@ -32,13 +32,16 @@ def test_each_condition_is_timed_in_every_round_and_the_two_cores_work_follows(
                for name in ("alone", "beside", "beside_idle"))
     assert all(v > 0 for values in r["seen"].values() for v in values)
     assert r["both_busy_cores"] == pytest.approx(2 * r["alone"] / r["beside"])
+    assert r["by_round"] == pytest.approx(
+        [2 * a / b for a, b in zip(r["seen"]["alone"], r["seen"]["beside"], strict=True)])
 
 
 def test_the_section_names_the_figure_and_every_round(cores: ModuleType) -> None:
     r = {"rounds": 2, "stolen_jiffies": 3, "alone": 1.0, "beside": 1.6, "beside_idle": 1.5,
-         "both_busy_cores": 1.25,
+         "both_busy_cores": 1.25, "by_round": [1.25, 1.29],
          "seen": {"alone": [1.0, 1.1], "beside": [1.6, 1.7], "beside_idle": [1.5, 1.4]}}
     text = cores.cores_report(r, "2026-11-29 04:00 UTC (commit abc)")
     assert text.startswith(cores.HEADING)
     assert "**1.25 cores' work**" in text
+    assert "round by round 1.25, 1.29" in text
     assert "| beside a busy loop on core 1 | **1.60 s** | 1.60, 1.70 |" in text

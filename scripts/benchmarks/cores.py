@@ -91,6 +91,8 @@ def cores_part(quick: bool) -> dict[str, Any]:
     for name, values in seen.items():
         result[name] = statistics.median(values)
     result["both_busy_cores"] = 2 * result["alone"] / result["beside"]
+    # Round by round too: the alone runs move with what the host's other machines do.
+    result["by_round"] = [2 * a / b for a, b in zip(seen["alone"], seen["beside"], strict=True)]
     say(f"  alone {result['alone']:.2f} s, beside a busy core {result['beside']:.2f} s, "
         f"beside one at idle priority {result['beside_idle']:.2f} s: both cores busy do "
         f"{result['both_busy_cores']:.2f} cores' work")
@@ -116,10 +118,11 @@ def cores_report(r: dict[str, Any], when: str) -> str:
         row("beside_idle", "beside a busy loop on core 1 at `SCHED_IDLE`"),
         "",
         f"With both cores busy, the two do **{r['both_busy_cores']:.2f} cores' work** "
-        f"(2 * alone / beside; 2.00 where the cores are independent): work on the second "
+        f"(2 * alone / beside; 2.00 where the cores are independent; round by round "
+        f"{', '.join(f'{v:.2f}' for v in r['by_round'])}): work on the second "
         f"core slows the first whatever its priority. So a second process (the writer, the "
         f"read models, a second worker) adds at most that much to the first's work here, "
         f"and every figure of this file that uses both cores is bounded by it. The host "
         f"stole {r['stolen_jiffies']} jiffies while this ran (not counted in CPU seconds).",
         "",
-        "Method: the module docstring of `scripts/benchmarks/cores.py`.", ""])
+        "Method: the module docstring of `scripts/benchmarks/cores.py`.", "", ""])
