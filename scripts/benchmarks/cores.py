@@ -5,12 +5,12 @@ work added on the second core (the writer process beside the event loop, the rea
 process even at idle priority, a second worker) adds less than a core, and slows what runs on
 the first; why work at idle priority did so was never found by looking at the project. A probe
 on 2026-11-29 found it with nothing of the project running: a loop of pure Python pinned to one
-core took 1.4 to 1.9 times as much CPU time for the same work while a busy loop ran on the
-other core (six rounds of 2 s loops, alternated) — at normal priority or at ``SCHED_IDLE``
-alike, a loop of Python or of the shell alike. So the guest's two cores share one physical
-core's resources at times (as two hyperthreads of one core would; ``lscpu`` inside says one
-thread a core), and how much moves with the hour: an hour later the same probe found 1.05 to
-1.15 times. This part measures it in every run, beside the project's figures.
+core took 1.6 to 1.8 times as much CPU time for the same work while a busy loop ran on the
+other core, in four rounds of six (2 s loops, alternated; 0.8 and 1.1 times in the other two)
+— at normal priority or at ``SCHED_IDLE`` alike, a loop of Python or of the shell alike. So
+the guest's two cores share one physical core's resources at times (as two hyperthreads of
+one core would; ``lscpu`` inside says one thread a core), and how much moves with the hour: a
+quarter of an hour later this part found 1.05 to 1.15 times. This part measures it in every run, beside the project's figures.
 
 The work: the same fixed loop of Python (about a second alone on these machines) in a child
 pinned to core 0, timed by its own CPU clock (so that time the host takes from the machine,
