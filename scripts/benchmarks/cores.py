@@ -10,7 +10,8 @@ other core, in four rounds of six (2 s loops, alternated; 0.8 and 1.1 times in t
 — at normal priority or at ``SCHED_IDLE`` alike, a loop of Python or of the shell alike. So
 the guest's two cores share one physical core's resources at times (as two hyperthreads of
 one core would; ``lscpu`` inside says one thread a core), and how much moves with the hour: a
-quarter of an hour later this part found 1.05 to 1.15 times. This part measures it in every run, beside the project's figures.
+quarter of an hour later this part found 1.05 to 1.15 times, half an hour later 1.33 (at
+the start of run AH). This part measures it in every run, beside the project's figures.
 
 The work: the same fixed loop of Python (about a second alone on these machines) in a child
 pinned to core 0, timed by its own CPU clock (so that time the host takes from the machine,

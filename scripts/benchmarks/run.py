@@ -77,6 +77,7 @@ def main() -> int:
     h = ip = pr = wk = t = ryw = ins = co = None
     if not args.no_cores:
         co = cores_part(args.quick)  # first: the machine as the run finds it
+        co_when = _now()
     with tempfile.TemporaryDirectory(prefix="capes-bench-") as tmp_name:
         tmp = Path(tmp_name)
         if not args.no_http:
@@ -108,7 +109,7 @@ def main() -> int:
     if ins is not None:
         text = with_section(text, instructions_report(ins, _now()), INSTRUCTIONS_HEADING)
     if co is not None:
-        text = with_section(text, cores_report(co, _now()), CORES_HEADING)
+        text = with_section(text, cores_report(co, co_when), CORES_HEADING)
     # The soak's figures (scripts/playtest --write) are not the bench's to redo: keep them,
     # and scripts/soak's "Reliability" section too.
     for heading in (RANDOM_PLAY_HEADING, RELIABILITY):
