@@ -32,7 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -49,8 +49,17 @@ _TIMED = ("import time\nc = time.process_time()\nx = 0\n"
 _BUSY = "while True: pass"
 
 
-def _pinned(core: int, idle: bool = False) -> Any:
-    """A ``preexec_fn``: the child on ``core`` only, at ``SCHED_IDLE`` if ``idle``."""
+def _cores() -> tuple[int, int]:
+    """The first two cores this process may use: "core 0" and "core 1" of the docstrings."""
+    first, second, *_ = sorted(os.sched_getaffinity(0))
+    return first, second
+
+
+def _pinned(which: int, idle: bool = False) -> Callable[[], None]:
+    """A ``preexec_fn``: the child on our core ``which`` (0 or 1) only, at ``SCHED_IDLE`` if
+    ``idle``."""
+    core = _cores()[which]
+
     def setup() -> None:
         os.sched_setaffinity(0, {core})
         if idle:
