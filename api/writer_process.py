@@ -35,7 +35,7 @@ import msgspec
 
 from api.routes.queries import RENDERERS
 from api.services import RenderedViews, applied_of, live_message
-from api.writer import LIVE, Frames, answer_frame, frame
+from api.writer import LIVE, CampaignIds, Frames, answer_frame, frame, unpack_command
 from application.aggregate import Campaign
 from application.campaigns import Campaigns, Outcome, open_campaigns
 from application.collector import Collector
@@ -82,6 +82,8 @@ class WriterProcess:
         self.views = RenderedViews()
         self.renderers = RENDERERS
         self.encoder = msgspec.json.Encoder()
+        #: The campaign ids of the requests (their bytes on the socket), one object an id.
+        self.ids = CampaignIds()
         #: Requests for campaigns being made ready, in arrival order.
         self._parked: dict[UUID, list[Request]] = {}
         self._prepared: SimpleQueue[tuple[UUID, BaseException | None, bool]] = SimpleQueue()
@@ -177,14 +179,19 @@ class WriterProcess:
                 jobs.append(job)
                 asked[tag] = request
                 continue
-            campaign_id = arguments[0]
+            campaign_id = self.ids(arguments[0])
             if campaign_id in self._parked or (not prepared and not committer.ready(campaign_id)):
                 self._park(campaign_id, request)
                 continue
             job = Job(tag=tag)
             job.campaign_id = campaign_id
             if op == "x":
-                _, job.command, job.narration, job.expected_version = arguments
+                _, packed, job.narration, job.expected_version = arguments
+                try:
+                    job.command = unpack_command(packed)
+                except Exception as e:  # a class this process cannot find: say so, run the rest
+                    self._answer(tag, op, arguments, None, e)
+                    continue
             else:
                 job.read = True
                 job.position = arguments[2] if op == "v" else arguments[1]  # "l": (id, position)

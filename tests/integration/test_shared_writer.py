@@ -20,7 +20,7 @@ from uuid import UUID
 import httpx
 import pytest
 
-from api.writer import RemoteWriter, WriterGone, frame
+from api.writer import RemoteWriter, WriterGone, execute_request, frame
 from application.campaigns import open_campaigns
 from application.config import WRITER_SOCKET
 from cli.writer_hub import WriterHub, wanted
@@ -234,7 +234,7 @@ def test_a_server_killed_with_answers_it_had_not_read_does_not_stop_the_shared_w
     writers, campaign = hub
     killed = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     assert eventually(lambda: killed.connect_ex(writers.path) == 0), "it listens"
-    killed.sendall(frame((1, "x", (campaign, c.Narrate(seat=1, text="unread"), "", None))))
+    killed.sendall(frame((1, "x", execute_request(campaign, c.Narrate(seat=1, text="unread")))))
     assert select.select([killed], [], [], TIMEOUT)[0], "the writer answers"
     time.sleep(0.2)  # the ready frame and the answer both wait, unread
     killed.close()
