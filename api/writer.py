@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import importlib
 import itertools
 import logging
@@ -194,7 +193,7 @@ def unpack_command(packed: PackedCommand) -> Any:
     kind = _CLASSES.get(name)
     if kind is None:
         module, _, qualname = name.partition(":")
-        found: Any = functools.reduce(getattr, qualname.split("."), importlib.import_module(module))
+        found: Any = getattr(importlib.import_module(module), qualname, None)
         if not (isinstance(found, type) and issubclass(found, msgspec.Struct)):
             raise TypeError(f"{name} is not a command's class")
         kind = _CLASSES[name] = found
