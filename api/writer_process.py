@@ -42,6 +42,7 @@ from application.collector import Collector
 from application.committer import Committer, Job, Result
 from application.credentials import Keyring
 from application.integrity import Integrity
+from application.placement import pin_here
 
 log = logging.getLogger(__name__)
 
@@ -308,6 +309,9 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     logging.basicConfig(level=logging.WARNING, format="capes writer: %(message)s")
+    # On the CPU `capes serve` gave it, apart from the event loop's (application/placement.py),
+    # before any thread of this process starts.
+    pin_here(os.environ)
     if args.listen is None:
         sock = socket.socket(fileno=args.fd)
         sock.setblocking(True)

@@ -134,6 +134,8 @@ def server_options(args: argparse.Namespace) -> dict[str, Any]:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from application.placement import ENV as PLACEMENT_ENV
+    from application.placement import pin_server, placement
     from cli import writer_hub
     from cli.priority import serve_priority
     from cli.read_models_process import ReadModelsProcess, wanted
@@ -150,11 +152,16 @@ def _serve(args: argparse.Namespace) -> int:
         raise SettingError("CAPES_PROJECTIONS", os.environ.get("CAPES_PROJECTIONS", ""),
                            f"must be {', '.join(MODES)}") from e
     serve_priority(os.environ)  # CAPES_READ_MODELS_PRIORITY
+    where = placement(os.environ, args.workers)  # CAPES_CPUS
     for warning in workers_warnings(args.workers, os.environ):
         print(f"warning: {warning}", file=sys.stderr)
     files = raise_file_limit()
     print(f"Serving campaigns from {describe_store(os.environ)} at "
           f"http://{args.host}:{args.port} (docs: /schema; open files: {files})", flush=True)
+    if where is not None:
+        # Before any process or thread of the server starts: they take their CPUs from it.
+        pin_server(where, os.environ)
+        print(f"CPUs ({PLACEMENT_ENV}): {where.describe()}", flush=True)
     # One process runs the read models for every worker (which only read them): see
     # cli/read_models_process.py for why not a thread of the server. With several workers,
     # one writer process runs every worker's writes (cli/writer_hub.py).

@@ -33,6 +33,7 @@ import msgspec
 from application.campaigns import open_campaigns
 from application.collector import Collector
 from application.config import describe_store
+from application.placement import pin_here
 from cli.arguments import campaign_arg
 from cli.priority import PRIORITIES, lower_to_idle
 from projections.analytics import Analytics, Distribution
@@ -79,6 +80,10 @@ def _run(args: argparse.Namespace) -> int:
                     else (LATEST_EVERY if wake else 0.0))
     idle = args.priority == "idle"
     lowered = f" (priority: {lower_to_idle()})" if idle else ""
+    # Beside the writer, where `capes serve` placed it (application/placement.py): before any
+    # thread of this process starts, so that they all run there.
+    pinned = pin_here(os.environ)
+    lowered += f" (CPU {pinned})" if pinned is not None else ""
     # At idle priority this process never checkpoints the campaigns' SQLite file (the
     # servers' processes do): a restart of its log holds every writer while it runs, and a
     # process that gets the CPU only when nothing else wants it must hold nobody.
