@@ -79,11 +79,12 @@ def _run(args: argparse.Namespace) -> int:
     latest_every = (args.latest_every if args.latest_every is not None
                     else (LATEST_EVERY if wake else 0.0))
     idle = args.priority == "idle"
-    lowered = f" (priority: {lower_to_idle()})" if idle else ""
+    # How this process runs, for its first line: its priority, and its CPU where it was placed.
+    how = f" (priority: {lower_to_idle()})" if idle else ""
     # Beside the writer, where `capes serve` placed it (application/placement.py): before any
     # thread of this process starts, so that they all run there.
     pinned = pin_here(os.environ)
-    lowered += f" (CPU {pinned})" if pinned is not None else ""
+    how += f" (CPU {pinned})" if pinned is not None else ""
     # At idle priority this process never checkpoints the campaigns' SQLite file (the
     # servers' processes do): a restart of its log holds every writer while it runs, and a
     # process that gets the CPU only when nothing else wants it must hold nobody.
@@ -91,7 +92,7 @@ def _run(args: argparse.Namespace) -> int:
                       checkpoints=not idle) as read_models:
         status = read_models.status()
         print(f"Following {describe_store()} for {', '.join(read_models.models)}: the store is "
-              f"at {status['head']}, the read models at {status['positions']}{lowered}",
+              f"at {status['head']}, the read models at {status['positions']}{how}",
               flush=True)
         listener = None
         if wake:
