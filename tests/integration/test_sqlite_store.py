@@ -5,6 +5,7 @@ their positions, as the library would give them."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -134,3 +135,54 @@ def test_the_ids_kept_parsed_are_bounded_and_start_again_when_full(
     recorder.insert_events([e for cid in campaigns for e in events(cid, range(1, 3))])
     assert [n[1] for n in stored(recorder)] == [cid for cid in campaigns for _ in (1, 2)]
     assert len(recorder._originators) <= 2
+
+
+# -- warm connections (application.sqlite_store.warm) -------------------------------------------
+
+
+def prepared(connection: SQLiteConnection) -> set[str]:
+    """The statements a connection holds prepared (SQLite's ``sqlite_stmt`` table), but the
+    one asking."""
+    cursor = connection.cursor()
+    cursor.execute("SELECT sql FROM sqlite_stmt")
+    return {row[0] for row in cursor.fetchall()} - {"SELECT sql FROM sqlite_stmt"}
+
+
+def stmt_table() -> bool:
+    probe = sqlite3.connect(":memory:")
+    try:
+        probe.execute("SELECT sql FROM sqlite_stmt")
+        return True
+    except sqlite3.Error:
+        return False
+    finally:
+        probe.close()
+
+
+@pytest.mark.skipif(not stmt_table(), reason="this SQLite has no sqlite_stmt table "
+                    "(SQLITE_ENABLE_STMTVTAB): a connection's prepared statements cannot be "
+                    "listed")
+def test_a_connection_of_the_store_keeps_its_statements_prepared_not_only_its_last(
+        recorder: CampaignsSQLiteRecorder) -> None:
+    # The library's connections keep one (cached_statements=True): a commit's INSERT after a
+    # read of the last position was parsed again every time.
+    recorder.insert_events(events(uuid4(), range(1, 3)))
+    recorder.max_notification_id()
+    with recorder.datastore.get_connection(commit=False) as connection:
+        kept = prepared(connection)
+    assert recorder.select_max_notification_id_statement in kept
+    assert any(sql.startswith(f"INSERT INTO {recorder.events_table_name}") for sql in kept)
+
+
+def test_the_pool_hands_out_the_connection_returned_last_first(
+        recorder: CampaignsSQLiteRecorder) -> None:
+    # The one idle longest has not seen the commits since and reads its pages again.
+    pool = recorder.datastore.pool
+    first = pool.get_connection(is_writer=False)
+    second = pool.get_connection(is_writer=False)
+    pool.put_connection(first)
+    pool.put_connection(second)
+    again = pool.get_connection(is_writer=True)
+    assert again is second
+    pool.put_connection(again)
+    assert pool.get_connection(is_writer=False) is second
