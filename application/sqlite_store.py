@@ -289,8 +289,8 @@ def warm(pool: SQLiteConnectionPool) -> None:
     pages again (SQLite drops a connection's cached pages when another connection wrote).
     Profiled in the writer process at half load (py-spy, native): parsing 12% and reading
     pages 9% of its commits' time on the CPU."""
-    if isinstance(pool._pool, _MostRecentFirst):
-        return
+    if pool.is_sqlite_memory_mode or isinstance(pool._pool, _MostRecentFirst):
+        return  # a database in memory is left as the library makes it
     pool._pool = _MostRecentFirst(pool._pool)
     create = pool._create_connection
 
