@@ -37,6 +37,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import (
     IntegrityError,
+    InterfaceError,
     OperationalError,
     Recorder,
     StoredEvent,
@@ -298,10 +299,13 @@ def warm(pool: SQLiteConnectionPool) -> None:
         if not pool.is_journal_mode_wal:
             # The library's first connection puts the file in WAL mode (once per pool).
             create().close()
-        connection = sqlite3.connect(
-            database=pool.db_name, uri=True, check_same_thread=False, isolation_level=None,
-            cached_statements=STATEMENTS_KEPT,
-            timeout=pool.lock_timeout or SQLITE3_DEFAULT_LOCK_TIMEOUT)
+        try:
+            connection = sqlite3.connect(
+                database=pool.db_name, uri=True, check_same_thread=False, isolation_level=None,
+                cached_statements=STATEMENTS_KEPT,
+                timeout=pool.lock_timeout or SQLITE3_DEFAULT_LOCK_TIMEOUT)
+        except (sqlite3.Error, TypeError) as e:
+            raise InterfaceError(e) from e  # as the library reports a file it cannot open
         connection.row_factory = sqlite3.Row  # as the library's
         return SQLiteConnection(sqlite_conn=connection, max_age=pool.max_age)
 

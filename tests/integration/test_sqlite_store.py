@@ -12,7 +12,7 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import pytest
-from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing.persistence import IntegrityError, InterfaceError, StoredEvent
 from eventsourcing.sqlite import SQLiteConnection, SQLiteCursor
 
 from application import sqlite_store
@@ -186,3 +186,19 @@ def test_the_pool_hands_out_the_connection_returned_last_first(
     assert again is second
     pool.put_connection(again)
     assert pool.get_connection(is_writer=False) is second
+
+
+def test_a_file_that_can_no_longer_be_opened_is_reported_as_the_library_reports_it(
+        tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    folder.mkdir()
+    app = open_campaigns({"CAPES_DB": str(folder / "store.sqlite")})
+    try:
+        pool = app.recorder.datastore.pool
+        held = pool.get_connection(is_writer=False)  # the pool's one connection, taken
+        folder.rename(tmp_path / "moved")
+        with pytest.raises(InterfaceError):
+            pool.get_connection(is_writer=False)  # a new one, to a file no longer there
+        pool.put_connection(held)
+    finally:
+        app.close()
