@@ -249,22 +249,10 @@ def on_each_connection(datastore: SQLiteDatastore, statement: str) -> None:
     first (:func:`warm`)."""
     pool = datastore.pool
     if pool.is_sqlite_memory_mode:
-        return
+        return  # a database in memory is left as the library makes it
     applied: list[str] | None = getattr(pool, "_capes_on_connect", None)
     if applied is None:
-        applied = []
-        warm(pool)
-        create = pool._create_connection
-
-        def connect() -> SQLiteConnection:
-            connection = create()
-            cursor = connection.cursor()
-            for pragma in applied:
-                cursor.execute(pragma)
-            return connection
-
-        pool._create_connection = connect  # type: ignore[method-assign]
-        pool._capes_on_connect = applied  # type: ignore[attr-defined]
+        applied = warm(pool)
     if statement not in applied:
         applied.append(statement)
 
@@ -276,10 +264,11 @@ class _MostRecentFirst(deque[SQLiteConnection]):
         return self.pop()
 
 
-def warm(pool: SQLiteConnectionPool) -> None:
+def warm(pool: SQLiteConnectionPool) -> list[str]:
     """Make a pool of connections to an SQLite file hand out warm connections: each keeps
     :data:`STATEMENTS_KEPT` statements prepared, and the one returned last is the next one
-    out.
+    out. Returns the statements each new connection runs first (:func:`on_each_connection`
+    adds to them).
 
     Why: the library opens its connections with ``cached_statements=True``, which the
     ``sqlite3`` module reads as a cache of *one* statement, so every statement that differs
@@ -290,15 +279,14 @@ def warm(pool: SQLiteConnectionPool) -> None:
     pages again (SQLite drops a connection's cached pages when another connection wrote).
     Profiled in the writer process at half load (py-spy, native): parsing 12% and reading
     pages 9% of its commits' time on the CPU."""
-    if pool.is_sqlite_memory_mode or isinstance(pool._pool, _MostRecentFirst):
-        return  # a database in memory is left as the library makes it
     pool._pool = _MostRecentFirst(pool._pool)
-    create = pool._create_connection
+    library_connect = pool._create_connection
+    applied: list[str] = []
 
     def connect() -> SQLiteConnection:
         if not pool.is_journal_mode_wal:
             # The library's first connection puts the file in WAL mode (once per pool).
-            create().close()
+            library_connect().close()
         try:
             connection = sqlite3.connect(
                 database=pool.db_name, uri=True, check_same_thread=False, isolation_level=None,
@@ -307,9 +295,13 @@ def warm(pool: SQLiteConnectionPool) -> None:
         except (sqlite3.Error, TypeError) as e:
             raise InterfaceError(e) from e  # as the library reports a file it cannot open
         connection.row_factory = sqlite3.Row  # as the library's
+        for pragma in applied:
+            connection.execute(pragma)
         return SQLiteConnection(sqlite_conn=connection, max_age=pool.max_age)
 
     pool._create_connection = connect  # type: ignore[method-assign]
+    pool._capes_on_connect = applied  # type: ignore[attr-defined]
+    return applied
 
 
 def checkpoint_elsewhere(datastore: SQLiteDatastore) -> None:
