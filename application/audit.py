@@ -40,6 +40,7 @@ from domain.record.events import (
     SeatSeedAdded,
     SeedsClosed,
 )
+from domain.text import MAX_INT
 
 from .aggregate import prune_past
 from .chain import genesis, link
@@ -427,6 +428,26 @@ def verify(campaign_id: UUID, log: Iterable[Entry], *,
         head_position=walk.position, head=walk.previous.hex() if walk.position else "",
         discrepancy=discrepancy, scenes=scenes, loose_rolls=walk.loose, fair=fair,
         imported_from=tuple((i.source, i.version, i.chain) for i in imports))
+
+
+#: A head as players and hosts write it: the event's position, a colon, its chain.
+_HEAD = re.compile(r"([0-9]{1,19}):([0-9a-fA-F]{64})", re.ASCII)
+
+
+def parse_head(text: str) -> tuple[int, str]:
+    """``POSITION:CHAIN`` (an event's position, from 1, and its chain in 64 hex digits) as
+    ``(position, chain)``, the chain in lower case; ValueError naming what is wrong.
+
+    Strict, because a head is evidence: a malformed one must be refused as input, never
+    compared with the log and reported as a rewritten log (``verify``'s ``head`` check)."""
+    found = _HEAD.fullmatch(text)
+    if found is None:
+        raise ValueError(f"a head is POSITION:CHAIN, POSITION an event's position (1, 2, …) "
+                         f"and CHAIN its chain in 64 hex digits, not {text[:100]!r}")
+    position = int(found.group(1))
+    if not 1 <= position <= MAX_INT:
+        raise ValueError(f"a head's position is from 1 to {MAX_INT}, not {position}")
+    return position, found.group(2).lower()
 
 
 # -- reading a store ---------------------------------------------------------------------------

@@ -19,7 +19,14 @@ from uuid import UUID
 
 import msgspec
 
-from application.audit import Report, stored_campaign_ids, stored_entries, verify, verify_stored
+from application.audit import (
+    Report,
+    parse_head,
+    stored_campaign_ids,
+    stored_entries,
+    verify,
+    verify_stored,
+)
 from application.campaigns import Campaigns, open_campaigns
 from application.errors import CampaignNotFound
 from application.transfer import FORMATS, ExportError, export, read
@@ -28,10 +35,11 @@ from cli.tokens import issue_tokens, print_tokens
 
 
 def _head(text: str) -> tuple[int, str, str]:
-    position, _, chain = text.partition(":")
-    if not position.isdigit() or len(chain) != 64:
-        raise argparse.ArgumentTypeError(f"a head is POSITION:CHAIN (64 hex digits), not {text!r}")
-    return int(position), chain.lower(), "--head"
+    try:
+        position, chain = parse_head(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return position, chain, "--head"
 
 
 def _show(report: Report, args: argparse.Namespace) -> bool:

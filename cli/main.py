@@ -198,7 +198,7 @@ def _stop_on_term(signum: int, frame: object) -> None:
 
 #: Modules that add subcommands: each has ``register(commands)`` taking the subparsers.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
-    "cli.record", "cli.projections", "cli.audit", "cli.tokens")
+    "cli.record", "cli.projections", "cli.audit", "cli.tokens", "cli.backup")
 
 
 def store_help(environ: Mapping[str, str]) -> str:
@@ -251,8 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_port, default=int(os.environ.get("CAPES_PORT", "8000")),
                        help="the port to listen on (CAPES_PORT; default %(default)s)")
     serve.add_argument("--workers", type=_positive, default=1,
-                       help="worker processes (default 1; for more, set CAPES_REDIS_URL so "
-                       "live events reach every worker's clients)")
+                       help="worker processes (default 1); they share one writer process, "
+                       "which hands each worker the live events of the others (no Redis needed)")
     serve.add_argument("--log-level", default="info",
                        choices=["critical", "error", "warning", "info", "debug", "trace"],
                        help="how much the server logs; info and below include the access log "

@@ -131,6 +131,15 @@ class ReadModels:
         return self.runner.wait(self._target(position), names, timeout, drive=self.runs,
                                 nudge=self.wake)
 
+    def beyond(self, position: int | None) -> int | None:
+        """The store's head when ``position`` is past it (no wait can reach a position the
+        store does not have: a query for one is refused at once, not after its timeout);
+        None for a position the store has, for None (its head) and for 0 (as it is)."""
+        if not position:
+            return None
+        head = self.runner.head()
+        return head if position > head else None
+
     def _target(self, position: int | None) -> int:
         """The position a query asks for: ``position``, or the store's head now (None)."""
         return self.runner.head() if position is None else position

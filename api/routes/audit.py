@@ -22,17 +22,18 @@ from litestar.params import FromPath, QueryParameter
 
 from api import problems
 from api.services import QUERY_PROBLEMS, ActorDep, ServicesDep, in_thread
-from application.audit import Report, stored_entries, verify_stored
+from application.audit import Report, parse_head, stored_entries, verify_stored
 from application.transfer import MEDIA_TYPES, export
 
 
 def _heads(head: str | None) -> list[tuple[int, str, str]]:
     if head is None:
         return []
-    position, _, chain = head.partition(":")
-    if not position.isdigit() or len(chain) != 64:
-        raise ValidationException("head is POSITION:CHAIN, the chain in 64 hex digits")
-    return [(int(position), chain.lower(), "the head given")]
+    try:
+        position, chain = parse_head(head)
+    except ValueError as e:
+        raise ValidationException(f"head: {e}") from None
+    return [(position, chain, "the head given")]
 
 
 @get("/campaigns/{campaign_id:uuid}/verify", summary="Verify the campaign", tags=["audit"],

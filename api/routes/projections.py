@@ -77,14 +77,21 @@ def _models(read_models: ReadModels | None) -> ReadModels:
     return read_models
 
 
+def refuse_beyond(read_models: ReadModels, position: int | None) -> None:
+    """400 for a ``position`` past the store's last event (the client cannot have been given
+    it: every answer's position is stored); before any wait for the read models."""
+    head = read_models.beyond(position)
+    if head is not None:
+        raise ValidationException(f"position {position} is beyond the store's last event ({head})")
+
+
 def _caught_up(read_models: ReadModels, name: str, position: int | None, timeout: float) -> None:
-    """Wait until read model ``name`` includes ``position``; 400 for a position that is not
-    the store's, 503 when it is late."""
+    """Wait until read model ``name`` includes ``position``; 400 at once for a position that is
+    not the store's, 503 when it is late."""
+    refuse_beyond(read_models, position)
     if read_models.wait(position, [name], timeout):
         return
     head = read_models.runner.head()
-    if position is not None and position > head:
-        raise ValidationException(f"position {position} is beyond the store's last event ({head})")
     raise ServiceUnavailableException(
         f"the {name} read model has not caught up with position "
         f"{head if position is None else position} yet; retry shortly",

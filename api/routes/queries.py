@@ -20,6 +20,7 @@ from litestar.response import ServerSentEventMessage
 from litestar.types import Send
 
 from api.live import LiveResponse
+from api.routes.projections import refuse_beyond
 from api.schemas import CampaignSummary, EventsPage, event_out
 from api.services import (
     QUERY_PROBLEMS,
@@ -41,6 +42,7 @@ from domain.capees import views as capees_views
 from domain.capes import model as capes_model
 from domain.capes import views as capes_views
 from domain.editions import play_of
+from domain.text import MAX_INT
 
 #: The answers of each edition, by campaign: ``capes`` or ``capees`` (its ``edition`` field).
 CampaignState = Union[capes_model.CampaignState, capees_model.CampaignState]  # noqa: UP007
@@ -102,10 +104,12 @@ async def _view(
         if shown is not None:
             return shown
     if version is None and at is None and services.read_models is not None:
-        query = getattr(services.read_models, read_model)
+        models = services.read_models
+        query = getattr(models, read_model)
 
         def now() -> T:
             # One trip to a worker thread for both ways (each trip costs a request time).
+            refuse_beyond(models, position)
             found = query(campaign_id, position, timeout)
             return found if found is not None else render(services.campaigns.state(campaign_id))
 
@@ -280,8 +284,7 @@ async def stream_events(
     board after event N, so a page needs no second request to redraw.
     """
     await authenticate(request, campaign_id, services, query=True)
-    last_id = request.headers.get("last-event-id", "").strip()
-    start = int(last_id) if last_id.isdigit() else (after or 0)
+    start = _resume_from(request.headers.get("last-event-id", ""), after)
     await services.committer.latest(campaign_id)  # 404 before the stream starts
 
     async def body(send: Send, gone: asyncio.Future[None]) -> None:
@@ -290,12 +293,29 @@ async def stream_events(
     return LiveResponse(body, retry_duration=RECONNECT_MS)
 
 
+def _resume_from(last_id: str, after: int | None) -> int:
+    """Where a stream starts: after the ``Last-Event-ID`` a reconnecting browser sends back
+    (an id this server sent: a position), else after ``after``, else from the start. A header
+    that is not such a position is refused (400 naming it), as ``after`` would be: it was
+    read past the store's integers (a 500 once the stream had started) or silently ignored."""
+    last_id = last_id.strip()
+    if not last_id:
+        return after or 0
+    if not (last_id.isascii() and last_id.isdigit() and int(last_id) <= MAX_INT):
+        raise ValidationException(f"Last-Event-ID is an event's position, 0 to {MAX_INT}, "
+                                  f"not {last_id[:40]!r}")
+    return int(last_id)
+
+
 #: How soon a browser's EventSource reconnects after the stream drops (its default is ~3 s,
 #: long at a table): sent as the stream's first line (``retry:``).
 RECONNECT_MS = 1000
 #: The event-name lines of messages in their wire form (left out with ``plain=true``).
 _EVENT_LINES = re.compile(rb"^event: [^\r\n]*\r?\n", re.MULTILINE)
-_KEEPALIVE = ServerSentEventMessage(comment="keep-alive").encode()
+#: A comment line only. ``ServerSentEventMessage(comment=…)`` adds an empty ``data:`` line, which
+#: a browser's EventSource dispatches as a message with empty data: every open table's page
+#: got one every 15 s and failed to parse it.
+KEEPALIVE_MESSAGE = b": keep-alive\r\n\r\n"
 
 
 class BoardMessage(msgspec.Struct, frozen=True, kw_only=True):
@@ -348,7 +368,7 @@ async def _follow(
                 continue
             if follower.due and not follower.inbox:
                 follower.due = False
-                await write(_KEEPALIVE)
+                await write(KEEPALIVE_MESSAGE)
                 # Quiet for a while: look at the log too. Announcements are sent at most once
                 # (Redis pub/sub between workers drops one now and then, e.g. while a worker
                 # subscribes); this bounds what a lost one costs to a delay.

@@ -42,6 +42,12 @@ def test_the_verify_route_reports_for_any_token_and_finds_a_tampered_event(
         assert client.get("/campaigns/00000000-0000-0000-0000-000000000001/verify",
                           headers={"Authorization": f"Bearer {owner}"}).status_code in (401, 404)
         assert get(owner, head="12:nothex").status_code == 400
+        # A malformed head is refused as input, never reported as a rewritten log.
+        for malformed in (f"\u00b2:{'a' * 64}", f"2:{'z' * 64}", f"0:{'a' * 64}",
+                          f"-2:{'a' * 64}", f"{2**63}:{'a' * 64}"):
+            refused = get(owner, head=malformed)
+            assert refused.status_code == 400, (malformed, refused.text)
+            assert "head" in refused.json()["detail"]
         wrong = get(owner, head=f"3:{'0' * 64}").json()
         assert not wrong["ok"] and wrong["discrepancy"]["check"] == "head"
         assert get(owner, head=f"3:{log[2].chain}").json()["ok"]

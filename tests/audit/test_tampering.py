@@ -130,6 +130,17 @@ def test_deleting_the_last_events_is_caught_against_a_head_kept_from_before(
     assert f"but --head knows event {last.originator_version}" in out
 
 
+def test_a_malformed_head_is_refused_as_a_usage_error_not_reported_as_a_rewritten_log(
+    stored: Stored, capsys: Any,
+) -> None:
+    """R-FAIR-6: a head is evidence; one that is not POSITION:CHAIN is not compared at all."""
+    for malformed in (f"\u00b2:{'a' * 64}", f"3:{'z' * 64}", f"0:{'a' * 64}"):
+        with pytest.raises(SystemExit) as exited:
+            stored.verify(capsys, "--head", malformed)
+        assert exited.value.code == 2
+        assert "--head: a head" in capsys.readouterr().err
+
+
 def test_reordering_two_events_is_caught_at_the_first_of_them(
     stored: Stored, capsys: Any,
 ) -> None:

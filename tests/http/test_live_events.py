@@ -27,6 +27,8 @@ from helpers import (
 )
 from stores import REDIS_URL, need_redis
 
+from api.routes.queries import KEEPALIVE_MESSAGE
+
 
 @pytest.fixture
 def base_url(tmp_path: Path) -> Iterator[str]:
@@ -103,6 +105,22 @@ def test_the_stream_refuses_a_wrong_token_and_an_unknown_campaign(base_url: str)
         response = http.get(table.url("/events/stream"), params={"after": -1},
                             headers=table.as_seat(1))
         assert response.status_code == 400
+        # A Last-Event-ID is a position this server sent; anything else is refused before the
+        # stream starts (a superscript digit, or past the store's integers, was a 500).
+        for last_id in ("\u00b2".encode("latin-1"), str(2**64), "abc", "-1"):
+            response = http.get(table.url("/events/stream"),
+                                headers=table.as_seat(1) | {"Last-Event-ID": last_id})
+            assert response.status_code == 400, last_id
+            assert "Last-Event-ID" in response.json()["detail"]
+
+
+def test_a_quiet_streams_keep_alive_is_a_comment_that_no_page_receives_as_a_message() -> None:
+    """An EventSource dispatches a message for a blank line only when a ``data`` field came
+    before it (the HTML standard's "dispatch the event": an empty data buffer dispatches
+    nothing); the keep-alive must carry none, or every open page parses an empty message."""
+    lines = KEEPALIVE_MESSAGE.decode().split("\r\n")
+    assert lines[0].startswith(":") and lines[1:] == ["", ""]
+    assert not any(line.startswith("data") for line in lines)
 
 
 def test_with_two_workers_on_redis_a_subscriber_hears_commands_run_by_either(

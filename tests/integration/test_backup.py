@@ -1,0 +1,95 @@
+"""``capes backup FILE``: a consistent copy of the SQLite store, taken while it is in use, that
+holds every acknowledged command (the newest of them still in the write-ahead log)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from application.audit import verify_stored
+from application.campaigns import open_campaigns
+from cli.main import main
+from domain.capes import commands as c
+
+
+def test_a_backup_taken_while_the_store_is_open_holds_every_command_and_verifies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any,
+) -> None:
+    store = tmp_path / "capes.sqlite"
+    monkeypatch.setenv("CAPES_DB", str(store))
+    app = open_campaigns({"CAPES_DB": str(store)})
+    try:
+        campaign = app.create(c.CreateCampaign(name="Tuesday night")).campaign_id
+        for name in ("Ana", "Ben", "Cleo"):
+            app.execute(campaign, c.SeatPlayer(name=name))
+        version = app.get(campaign).version
+        # The store is open and its newest commits are in the log, not yet in the file.
+        assert Path(f"{store}-wal").stat().st_size > 0
+
+        copy = tmp_path / "copy.sqlite"
+        assert main(["backup", str(copy)]) == 0
+        assert "capes verify" in capsys.readouterr().out
+        app.execute(campaign, c.SeatPlayer(name="Dee"))  # the store goes on
+    finally:
+        app.close()
+
+    backed_up = open_campaigns({"CAPES_DB": str(copy)})
+    try:
+        assert backed_up.get(campaign).version == version
+        assert verify_stored(backed_up, campaign).ok
+    finally:
+        backed_up.close()
+
+
+def test_a_backup_never_overwrites_a_file_and_leaves_nothing_when_it_cannot_be_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any,
+) -> None:
+    store = tmp_path / "capes.sqlite"
+    monkeypatch.setenv("CAPES_DB", str(store))
+    open_campaigns({"CAPES_DB": str(store)}).close()
+    there = tmp_path / "there.sqlite"
+    there.write_bytes(b"an earlier backup")
+    assert main(["backup", str(there)]) == 1
+    assert "exists already" in capsys.readouterr().err
+    assert there.read_bytes() == b"an earlier backup"
+
+    nowhere = tmp_path / "no-such-folder" / "copy.sqlite"
+    assert main(["backup", str(nowhere)]) == 1
+    assert "cannot write" in capsys.readouterr().err
+    assert not nowhere.parent.exists()
+
+    not_sqlite = tmp_path / "not.sqlite"
+    not_sqlite.write_bytes(b"not a database" * 100)
+    monkeypatch.setenv("CAPES_DB", str(not_sqlite))
+    assert main(["backup", str(tmp_path / "copy.sqlite")]) == 1
+    assert "cannot back up" in capsys.readouterr().err
+    assert not (tmp_path / "copy.sqlite").exists()
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_a_backup_of_a_store_that_is_not_an_sqlite_file_says_what_to_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any,
+) -> None:
+    monkeypatch.setenv("CAPES_DB", ":memory:")
+    assert main(["backup", str(tmp_path / "copy.sqlite")]) == 2
+    assert "SQLite store" in capsys.readouterr().err
+
+
+def test_the_backup_is_one_sqlite_file_with_the_tokens_tables_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = tmp_path / "capes.sqlite"
+    monkeypatch.setenv("CAPES_DB", str(store))
+    open_campaigns({"CAPES_DB": str(store)}).close()
+    with sqlite3.connect(store) as db:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master "
+                                                 "WHERE type = 'table'")}
+    copy = tmp_path / "copy.sqlite"
+    assert main(["backup", str(copy)]) == 0
+    with sqlite3.connect(copy) as db:
+        copied = {name for (name,) in db.execute("SELECT name FROM sqlite_master "
+                                                 "WHERE type = 'table'")}
+    assert copied == tables
