@@ -17,6 +17,7 @@ import contextlib
 import importlib
 import os
 import signal
+import socket
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -131,6 +132,20 @@ def server_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _listenable(host: str, port: int) -> None:
+    """A :class:`SettingError` naming ``--port`` when the address is taken (another server):
+    before anything is started or announced. Uvicorn found out last, after the server had said
+    it was serving and had started its read models' and writer processes."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds it
+        try:
+            probe.bind((host, port))
+        except OSError as e:
+            raise SettingError("--port", str(port), f"cannot listen on {host}:{port}: "
+                               f"{e.strerror} (another server? --port or CAPES_PORT chooses "
+                               "another)") from None
+
+
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -155,6 +170,7 @@ def _serve(args: argparse.Namespace) -> int:
     where = placement(os.environ, args.workers)  # CAPES_CPUS
     for warning in workers_warnings(args.workers, os.environ):
         print(f"warning: {warning}", file=sys.stderr)
+    _listenable(args.host, args.port)
     files = raise_file_limit()
     print(f"Serving campaigns from {describe_store(os.environ)} at "
           f"http://{args.host}:{args.port} (docs: /schema; open files: {files})", flush=True)

@@ -8,6 +8,7 @@ import argparse
 import os
 import pty
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -129,6 +130,21 @@ def test_a_host_restriction_that_cannot_work_stops_capes_serve(
     assert main(["serve"]) == 2
     assert capsys.readouterr().err.strip() == (
         "capes: CAPES_OPEN_CAMPAIGNS=host: needs CAPES_HOST_KEY set")
+
+
+def test_a_port_another_server_listens_on_stops_capes_serve_before_it_says_it_serves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CAPES_DB", str(tmp_path / "capes.sqlite"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--host", "127.0.0.1", "--port", str(port)]) == 2
+    out, err = capsys.readouterr()
+    assert "Serving" not in out
+    assert err.startswith(f"capes: --port={port}: cannot listen on 127.0.0.1:{port}")
+    assert "--port or CAPES_PORT" in err
 
 
 def test_several_workers_warn_what_they_will_not_share() -> None:
