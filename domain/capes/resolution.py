@@ -7,7 +7,8 @@ could still be declared Deadlocked: then the Starter ends it, R-X-DEAD-1).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import msgspec
 
@@ -150,19 +151,18 @@ def _gifts(
     owed = creator_first and any(g != creator and a for g, a in givers.items())
 
     if not requested:
-        # R-X-TOKEN-1: left out, the tokens are given only where one legal way exists.
-        order = state.clockwise_from(resolver)
-        forced = _distribute(givers, losers, creator, owed, order, strict=True)
-        if forced is None:
-            suggestion = _distribute(givers, losers, creator, owed, order, strict=False)
+        # R-X-TOKEN-1: left out, the tokens are given only where one legal way exists; else
+        # every way is offered, so that a picker shows each (not one way to copy and edit).
+        ways = _ways(givers, losers, creator, owed, state.clockwise_from(resolver))
+        if len(ways) > 1:
             raise ChoiceRequired(
                 "R-RES-3",
                 "give the Story Tokens of the winning side's Debt: giver seat -> {recipient "
-                "seat: count}; the choice shown is one legal way",
-                [suggestion],
+                "seat: count}; each choice is a legal way",
+                ways,
                 "tokens",
             )
-        requested = forced
+        requested = ways[0]
 
     to_creator = 0
     gifts: list[TokenGift] = []
@@ -197,36 +197,54 @@ def _gifts(
     return tuple(gifts)
 
 
-def _distribute(
+#: The most ways of giving Story Tokens a refusal lists (R-X-TOKEN-1): a giver of 6 tokens
+#: to 3 players has 28, two such givers 784; past this, the first ones, clockwise.
+MAX_TOKEN_WAYS = 30
+
+
+def _ways(
     givers: Mapping[int, int],
     losers: set[int],
     creator: int,
     owed: bool,
     order: Iterable[int],
-    *,
-    strict: bool,
-) -> dict[int, dict[int, int]] | None:
-    """A legal distribution: the creator's token first, the rest round the losing players.
-
-    ``strict``: None unless it is the only legal one.
-    """
-    gifts: dict[int, dict[int, int]] = {}
+) -> list[dict[int, dict[int, int]]]:
+    """R-X-TOKEN-1: the ways of giving the tokens (at most :data:`MAX_TOKEN_WAYS`): the
+    creator's token from the first giver clockwise who is not the creator, each giver's other
+    tokens split every way among the other players ever allied to a losing side."""
+    options: list[tuple[int, list[dict[int, int]]]] = []
     for g in order:
         amount = givers.get(g, 0)
-        mine: dict[int, int] = {}
+        first: dict[int, int] = {}
         if owed and amount and g != creator:
-            mine[creator] = 1
+            first[creator] = 1
             amount -= 1
             owed = False
         others = sorted(losers - {g})
-        if amount and len(others) > 1 and strict:
-            return None
-        for k in range(amount if others else 0):  # tokens no one may receive are not given
-            r = others[k % len(others)]
-            mine[r] = mine.get(r, 0) + 1
-        if mine:
-            gifts[g] = mine
-    return gifts
+        # Tokens no one may receive are not given.
+        splits = list(_splits(amount, others)) if others else [{}]
+        options.append((g, [_added(first, split) for split in splits]))
+    ways: list[dict[int, dict[int, int]]] = []
+    for chosen in itertools.product(*(mine for _, mine in options)):
+        ways.append({g: mine for (g, _), mine in zip(options, chosen, strict=True) if mine})
+        if len(ways) == MAX_TOKEN_WAYS:
+            break
+    return ways
+
+
+def _splits(amount: int, recipients: Sequence[int]) -> Iterator[dict[int, int]]:
+    """Every way of giving ``amount`` tokens to ``recipients`` (a count of 0 left out)."""
+    if len(recipients) == 1 or amount == 0:
+        yield {recipients[0]: amount} if amount else {}
+        return
+    head, rest = recipients[0], recipients[1:]
+    for n in range(amount, -1, -1):
+        for split in _splits(amount - n, rest):
+            yield {head: n, **split} if n else split
+
+
+def _added(a: Mapping[int, int], b: Mapping[int, int]) -> dict[int, int]:
+    return {r: a.get(r, 0) + b.get(r, 0) for r in sorted(a.keys() | b.keys())}
 
 
 def suggest_pairs(c: Conflict) -> tuple[tuple[int, int], ...]:

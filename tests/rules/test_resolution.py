@@ -273,6 +273,22 @@ def test_the_resolver_names_the_recipients_when_there_is_a_choice() -> None:
     }
 
 
+def test_when_there_is_a_choice_of_recipients_every_legal_way_is_offered() -> None:
+    """R-X-TOKEN-1: the creator's token first, then the other 2 every way between Mia's and
+    Aurora's players: three ways, each of which the resolve accepts (a picker shows each)."""
+    t = contested_tokens()
+    error = given(t.events).when(c.Resolve(seat=BRUTE, conflict=1)).refused("R-RES-3")
+    assert isinstance(error, ChoiceRequired)
+    assert list(error.choices) == [
+        {BRUTE: {AURORA: 2, MIA: 1}},
+        {BRUTE: {AURORA: 1, MIA: 2}},
+        {BRUTE: {MIA: 3}},
+    ]
+    for way in error.choices:
+        gifts = resolve(t, tokens=way).tokens
+        assert {(g.recipient, g.count) for g in gifts} == set(way[BRUTE].items())
+
+
 @pytest.mark.parametrize(
     "tokens",
     [
