@@ -288,7 +288,8 @@ def _react(command: React, state: CampaignState) -> Iterable[Event]:
     if command.stake:
         # C-REACT-3: a stake just before the reaction roll.
         target = complication(state, command.stake_on or window.complication)
-        events.extend(stake_events(state, who, target, command.stake, command.stake_drive))
+        events.extend(stake_events(state, who, target, command.stake, command.stake_drive,
+                                   field="stake_drive"))
     later = after(state, events)
     who = later.characters[who.id]
     ability, costs = use(who, command.ability, command.drive, reaction=True)

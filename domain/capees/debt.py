@@ -17,8 +17,9 @@ def staked_on(c: Complication, character_id: int) -> tuple[str | None, int]:
 
 
 def stake_events(state: CampaignState, who: Character, c: Complication, amount: int,
-                 drive: str | None, *, controlled_ok: bool = False) -> list[Event]:
-    """The events of ``who`` staking ``amount`` Debt on ``c`` (C-STAKE-1..3)."""
+                 drive: str | None, *, field: str, controlled_ok: bool = False) -> list[Event]:
+    """The events of ``who`` staking ``amount`` Debt on ``c`` (C-STAKE-1..3); ``field`` is
+    the caller's command field for the staking Drive, named when the player must choose."""
     side = side_of(state, c, who.id)
     used, total = staked_on(c, who.id)
     if used is not None:
@@ -26,10 +27,23 @@ def stake_events(state: CampaignState, who: Character, c: Complication, amount: 
             raise RuleViolation("C-STAKE-2", f"{who.name} stakes on {c.name} from {used} only")
         drive = used
     if drive is None:
-        able = [d.name for d in who.drives if d.debt >= amount]
-        if len(able) != 1:
-            raise ChoiceRequired("C-STAKE-1", f"which Drive of {who.name} stakes?",
-                                 able or [d.name for d in who.drives], "drive")
+        # Nothing staked on c yet (total is 0): a Drive can make the stake when it holds the
+        # Debt (C-STAKE-1) and its strength allows it (C-STAKE-2).
+        holding = [d for d in who.drives if d.debt >= amount]
+        if not holding:
+            raise RuleViolation("C-STAKE-1", f"no Drive of {who.name} holds {amount} Debt")
+        able = [d.name for d in holding if stake_room(d.strength, 0, d.debt) >= amount]
+        if not able:
+            raise RuleViolation("C-STAKE-2", f"stakes on one Complication never exceed the "
+                                f"Drive's strength; no Drive of {who.name} holding {amount} "
+                                "Debt is that strong")
+        if len(able) > 1:
+            # Choices come last: a stake refused whatever the Drive is refused, not asked.
+            if not controlled_ok and control(c) == side:
+                raise RuleViolation("C-STAKE-3", f"{who.name}'s side Controls {c.name}: "
+                                    "stakes go only where your side does not Control")
+            raise ChoiceRequired("C-STAKE-1", f"which Drive of {who.name} stakes?", able,
+                                 field)
         drive = able[0]
     slot = who.drive(drive)
     if slot is None:

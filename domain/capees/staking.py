@@ -49,7 +49,7 @@ def _stake(command: StakeCommand, state: CampaignState) -> Iterable[Event]:
             raise RuleViolation("C-STAKE-5", f"{absent.name} is not an absent opponent: absent "
                                 "heroes and Exemplars never stake")
         who = absent
-    return stake_events(state, who, c, command.amount, command.drive)
+    return stake_events(state, who, c, command.amount, command.drive, field="drive")
 
 
 @apply.register
@@ -94,7 +94,7 @@ def _split(command: Split, state: CampaignState) -> Iterable[Event]:
     events: list[Event] = []
     if command.stake:
         # C-SPLIT-4: a split opening a new side may bring stakes even where its side Controls.
-        events.extend(stake_events(state, who, c, command.stake, command.drive,
+        events.extend(stake_events(state, who, c, command.stake, command.drive, field="drive",
                                    controlled_ok=opens))
     later = after(state, events)
     side = later.complications[c.id].sides[side_index]

@@ -59,16 +59,21 @@ def test_random_play_never_freezes_the_table_or_breaks_an_invariant(seed: int) -
 
 def test_random_play_gets_somewhere() -> None:
     """Across the seeds, scenes are set up, pages turn, claims resolve and scenes end, on
-    their Target (C-VP-3) and by ruling (C-SCENE-2)."""
+    their Target (C-VP-3) and by ruling (C-SCENE-2). Where each game goes hangs on every draw
+    of its seed, so the seeds after the first 8 are played while something is still missing
+    (an Overdrawn roll is rare: Debt must pile up unstaked past a Drive's strength)."""
+    wanted = {"SceneEnding:target", "SceneEnding:ruling", "DieSplit", "OverdrawnRolled",
+              "PlayBegan", "PageStarted", "DieRolled", "RollKept", "DebtStaked",
+              "ComplicationResolved", "SceneEnded"}
     kinds: set[str] = set()
-    for seed in range(8):
+    for seed in range(24):
+        if seed >= 8 and wanted <= kinds:
+            break
         events = play(seed).events
         kinds |= {type(x).__name__ for x in events}
         kinds |= {f"SceneEnding:{x.reason}" for x in events if isinstance(x, e.SceneEnding)}
-    for wanted in ("SceneEnding:target", "SceneEnding:ruling", "DieSplit", "OverdrawnRolled",
-                   "PlayBegan", "PageStarted", "DieRolled", "RollKept", "DebtStaked",
-                   "ComplicationResolved", "SceneEnded"):
-        assert wanted in kinds, f"random play never reached {wanted}"
+    for kind in sorted(wanted):
+        assert kind in kinds, f"random play never reached {kind}"
 
 
 def _some_move(t: CTable, rng: random.Random) -> bool:

@@ -23,7 +23,9 @@ from capees_helpers import (
 from domain.capees import commands as c
 from domain.capees import events as e
 from domain.capees.actions import usable
+from domain.capees.moves import with_choice
 from domain.capees.table import control, side_of
+from domain.errors import ChoiceRequired
 
 
 def _dice(t: CTable, cid: int) -> list[list[int]]:
@@ -182,6 +184,54 @@ def test_a_stake_moves_only_debt_the_drive_holds() -> None:
     """C-STAKE-1."""
     t, getaway = _w5()
     t.refused(c.Stake(seat=ZIPS, complication=getaway, amount=2, drive="Hope"), "C-STAKE-1")
+
+
+def _desperate_effort_ready() -> tuple[CTable, int]:
+    """W-5 up to Zip's second reaction: Zip holds 1 Hope and 1 Duty Debt, none staked on
+    Robbery, and it is his chance to react."""
+    t, getaway = _w5()
+    t(c.Stake(seat=ZIPS, complication=getaway, drive="Hope"))
+    t.roll(1)(c.RollAbility(seat=ZIPS, ability="Super-speed", complication=getaway, die=1,
+                            drive="Duty"), c.KeepRoll(seat=ZIPS))
+    t.roll(3)(c.React(seat=ZIPS, character=t["Zip"], ability="Mundane Tasks done Super-fast",
+                      drive="Hope"), c.KeepRoll(seat=ZIPS))
+    return t, t.complication("Robbery")
+
+
+def test_a_reacting_stake_asks_for_its_own_drive_and_following_the_answer_is_accepted() -> None:
+    """C-REACT-3, C-STAKE-1: a stake before a reaction roll that leaves its Drive out is asked
+    for the stake's Drive (``stake_drive``), not for the Drive of the super ability's Debt
+    (``drive``); filling in what was asked is accepted."""
+    t, robbery = _desperate_effort_ready()
+    react = c.React(seat=ZIPS, character=t["Zip"], ability="Desperate Effort", stake=1,
+                    stake_on=robbery)
+    asked = t.refused(react, "C-STAKE-1")
+    assert isinstance(asked, ChoiceRequired)
+    assert asked.field == "stake_drive" and set(asked.choices) == {"Hope", "Duty"}
+    t.roll(5)(with_choice(react, asked.field, "Duty"), c.KeepRoll(seat=ZIPS))
+    stakes = t.state.complications[robbery].sides[0].stakes
+    assert [(s.character, s.drive, s.amount) for s in stakes] == [(t["Zip"], "Duty", 1)]
+
+
+def test_a_stake_no_drive_can_make_is_refused_not_asked_about() -> None:
+    """C-STAKE-1, C-STAKE-2, C-STAKE-3: with no Drive holding the Debt, or none strong enough,
+    or a side that Controls, the stake is refused for that rule; the player is asked to choose
+    a Drive only for a stake the rules allow."""
+    t, robbery = _desperate_effort_ready()
+    for amount in (2, 45):  # Zip holds 1 Hope and 1 Duty Debt
+        error = t.refused(c.React(seat=ZIPS, character=t["Zip"], ability="Desperate Effort",
+                                  stake=amount, stake_on=robbery), "C-STAKE-1")
+        assert not isinstance(error, ChoiceRequired)
+    zip_ = t["Zip"]
+    earlier_debt(t, zip_, "Hope", 2)
+    earlier_debt(t, zip_, "Duty", 2)  # Hope 3 and Duty 3 held, both of strength 2
+    error = t.refused(c.React(seat=ZIPS, character=zip_, ability="Desperate Effort", stake=3,
+                              stake_on=robbery), "C-STAKE-2")
+    assert not isinstance(error, ChoiceRequired)
+    police = set_dice(t, "Police 2", hero=6, opponent=5)  # the Hero side Controls
+    error = t.refused(c.React(seat=ZIPS, character=zip_, ability="Desperate Effort", stake=1,
+                              stake_on=police), "C-STAKE-3")
+    assert not isinstance(error, ChoiceRequired)
 
 
 def test_stakes_only_in_your_own_action() -> None:
