@@ -68,7 +68,8 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
             add(p.seat, "create_character", *_offered(state, p.seat, c.BeginStory))
         return _tags(moves)
     if scene is None:
-        add(editor, "start_scene")
+        # Offered only when accepted: the first scene of a story names a hero (C-PROM-2).
+        add(editor, *_offered(state, editor, c.StartScene))
         return _tags(moves)
     step = scene.step
     if step == "inspirations":

@@ -88,6 +88,11 @@ def _begin_story(command: BeginStory, state: CampaignState) -> Iterable[Event]:
                             f"Total: seat {editor} sends it")
     if any(ch.hero and ch.created_by == editor for ch in state.characters.values()):
         raise RuleViolation("C-TABLE-1", "the Editor has no hero")
+    if not any(ch.hero for ch in state.characters.values()):
+        # C-X-STORY-2: a story is told once there are heroes; its first scene names one
+        # (C-PROM-2), so without one it could never start.
+        raise RuleViolation("C-X-STORY-2", "a story needs a hero: a player other than the "
+                            "Editor creates one first")
     failing = sharing_fails(state)
     if failing:
         # C-HERO-4: checked when a story begins, over every hero the campaign has.

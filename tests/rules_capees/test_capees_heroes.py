@@ -65,12 +65,16 @@ def test_two_heroes_must_share_one_exemplar() -> None:
 
 
 def test_a_hero_created_during_a_story_plays_and_is_checked_at_the_next() -> None:
-    """C-HERO-4: sharing is checked only when a story begins."""
+    """C-HERO-4: sharing is checked only when a story begins: a second hero sharing no
+    Exemplar with the first (C-HERO-3) still joins the story under way. (The story begins
+    with the first hero, C-X-STORY-2.)"""
     t = CTable()
-    for name in ("A", "B", "C"):
+    for name in ("A", "B", "C", "D", "E", "F"):
         t.new(EDITOR, name)
-    t(c.BeginStory(seat=EDITOR, editor=EDITOR))
     drives = {"Justice": 1, "Truth": 2, "Love": 2, "Hope": 2, "Duty": 2}
+    t.new(JOE, "First", hero=True, drives=drives, abilities=sheet("First"),
+          exemplars={"Justice": t["D"], "Truth": t["E"], "Love": t["F"]})
+    t(c.BeginStory(seat=EDITOR, editor=EDITOR))
     t.new(ZIPS, "Lonely", hero=True, drives=drives, abilities=sheet("Lonely"),
           exemplars={"Justice": t["A"], "Truth": t["B"], "Love": t["C"]})
     assert t.state.characters[t["Lonely"]].hero

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from capees_helpers import ALICE, CAPS, EDITOR, JOE, ZIPS, CTable, first_scene, the_cast
+from capees_helpers import ALICE, CAPS, EDITOR, JOE, ZIPS, CTable, first_scene, hero, the_cast
 
 from domain.capees import commands as c
 from domain.capees import events as e
@@ -87,7 +87,10 @@ def test_balancing_with_both_sides_at_zero_gives_one_to_each() -> None:
     t = CTable(players=("Editor", "P"))
     t.npc("Goon")
     t.npc("Cop")
-    t(c.BeginStory(seat=1, editor=1))  # no heroes: the first scene names none
+    for name in ("Officer Kelly", "Mayor Grant", "Aunt Bea"):
+        t.new(1, name)
+    hero(t, "Zip")  # seat 2's, for the story to begin (C-X-STORY-2)
+    t(c.BeginStory(seat=1, editor=1))
     t.given(e.SceneStarted(scene=1, tokens=()), e.SetupStepBegan(step="complications", seat=1))
     t(c.AddComplication(seat=1, name="Bank"), c.PassSetup(seat=1))
     t.refused(c.Balance(seat=1, character=t["Goon"], points=2, side="opponent"), "C-PROM-6")

@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import pytest
-from capees_helpers import EDITOR, JOE, ZIPS, CTable, first_scene, the_cast
+from capees_helpers import EDITOR, JOE, ZIPS, CTable, first_scene, hero, the_cast
 
 from domain.capees import EDITION
 from domain.capees import commands as c
 from domain.capees import events as e
+from domain.capees.moves import waiting_for
 from domain.edition import fold
 from domain.errors import RuleViolation
+from scripts import liveness_capees as liveness
 
 
 def test_a_story_needs_two_players_and_an_editor_without_a_hero() -> None:
@@ -22,6 +24,26 @@ def test_a_story_needs_two_players_and_an_editor_without_a_hero() -> None:
     t.refused(c.BeginStory(seat=ZIPS, editor=EDITOR), "C-EDITOR-2")
     t(c.BeginStory(seat=EDITOR))
     assert t.state.editor == EDITOR
+
+
+def test_a_story_begins_only_once_there_is_a_hero_and_the_board_offers_only_what_moves_on() -> None:
+    """C-X-STORY-2, C-PROM-2, C-SRV-4: with no hero, beginning a story is refused (its first
+    scene could never start) and not offered; the board offers creating a character, which is
+    accepted. Once a player has a hero the story begins and the scene it offers starts."""
+    t = CTable(players=("Editor", "P"))
+    for name in ("Officer Kelly", "Mayor Grant", "Aunt Bea"):
+        t.new(EDITOR, name)
+    t.refused(c.BeginStory(seat=EDITOR, editor=EDITOR), "C-X-STORY-2")
+    offered = waiting_for(t.state)
+    assert all("capees.begin_story" not in tags for tags in offered.values())
+    assert offered and all("capees.create_character" in tags for tags in offered.values())
+    liveness.check_offers(t.state)
+    hero(t, "Zip")  # seat 2 is P's
+    t(c.BeginStory(seat=EDITOR, editor=EDITOR))
+    assert waiting_for(t.state) == {EDITOR: ("capees.start_scene",)}
+    liveness.check_offers(t.state)
+    t(c.StartScene(seat=EDITOR, featured=t["Zip"]))
+    assert t.state.scene is not None
 
 
 def test_a_player_has_one_hero_and_the_editor_none() -> None:
