@@ -414,20 +414,30 @@ class Campaigns(Application[UUID]):
     def _complete(self, campaign: Campaign, command: RecordCommand) -> RecordCommand:
         """Fill in what only the server knows: the disputed event's actor, the time."""
         if isinstance(command, OpenDispute):
-            disputed = self.history(campaign.id, command.position - 1, 1)
-            found = disputed[0] if disputed and command.position <= campaign.version else None
+            move = self._move(campaign, command.position)
             return msgspec.structs.replace(
                 command,
-                # A dispute is about a move: it reaches back to the command's first event.
-                position=(found.command or found.originator_version) if found else
-                command.position,
-                actor=found.seat if found else None,
-                disputable=found is not None and not isinstance(found.event, RecordEvent),
+                position=move.originator_version if move else command.position,
+                actor=move.seat if move else None,
+                # R-REC-2: a move of the game, whichever of its events is named (a record
+                # event, such as the dice's commitment, may follow a move's game events).
+                disputable=move is not None and not isinstance(move.event, RecordEvent),
                 at=self.clock(),
             )
         if isinstance(command, ExpireDispute):
             return msgspec.structs.replace(command, at=self.clock())
         return command
+
+    def _move(self, campaign: Campaign, position: int) -> Recorded[Any] | None:
+        """The first event of the command the event at ``position`` belongs to (R-REC-2: a
+        dispute is about the whole move), or None if the log has no such event."""
+        if not 1 <= position <= campaign.version:
+            return None
+        found = self.history(campaign.id, position - 1, 1)
+        first = found[0].command or position
+        if first != position:
+            found = self.history(campaign.id, first - 1, 1)
+        return found[0]
 
     def _expire_dispute(self, campaign: Campaign) -> tuple[Campaign, tuple[Any, ...]]:
         """R-REC-4: a dispute past its time expires, changing nothing, before anything else.

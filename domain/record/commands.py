@@ -37,7 +37,8 @@ class OpenDispute(RecordCommand, frozen=True, kw_only=True, tag="open_dispute"):
     position: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)]
     reason: Annotated[str, prose(1, 1000)]
     actor: int | None = None
-    #: Whether the position holds a game event (not one of the record's own).
+    #: Whether the disputed move is the game's: its first event is not one of the record's
+    #: own (any of its events may be named, the record's that follow it included).
     disputable: bool = True
     at: datetime = _EPOCH
 

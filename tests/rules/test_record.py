@@ -220,6 +220,17 @@ def test_while_a_dispute_is_open_the_game_waits_and_a_second_dispute_is_refused(
     p.refused(Undo(seat=2), kind=DisputePending)
 
 
+def test_a_dispute_may_name_any_event_of_the_move_the_dice_commitment_after_it_included(
+) -> None:
+    """R-REC-2: framing the scene stored SceneFramed, PageStarted and the server's
+    DiceCommitted; naming the last disputes the framing, like naming the first."""
+    p = Played()
+    commitment = p.position_of("DiceCommitted")
+    assert p.log()[commitment - 1].command == p.scene_started, "one move"
+    p(OpenDispute(seat=3, position=commitment, reason="the docks were closed"))
+    assert (p.record.dispute.position, p.record.dispute.actor) == (p.scene_started, 1)
+
+
 def test_only_a_move_of_the_current_scene_still_in_effect_may_be_disputed() -> None:
     """R-REC-2: not before the scene, not a reverted event, not past the end of the log."""
     p = Played()
