@@ -32,7 +32,7 @@ from domain.errors import InvalidReference
 from domain.record import RecordCommand, RecordEvent
 from domain.record import decide as record_decide
 from domain.record.commands import ExpireDispute, IssueToken, OpenDispute
-from domain.record.decider import guard
+from domain.record.decider import check_disputable, guard
 from domain.record.events import (
     DiceCommitted,
     DiceRevealed,
@@ -414,19 +414,30 @@ class Campaigns(Application[UUID]):
     def _complete(self, campaign: Campaign, command: RecordCommand) -> RecordCommand:
         """Fill in what only the server knows: the disputed event's actor, the time."""
         if isinstance(command, OpenDispute):
-            move = self._move(campaign, command.position)
-            return msgspec.structs.replace(
-                command,
-                position=move.originator_version if move else command.position,
-                actor=move.seat if move else None,
-                # R-REC-2: a move of the game, whichever of its events is named (a record
-                # event, such as the dice's commitment, may follow a move's game events).
-                disputable=move is not None and not isinstance(move.event, RecordEvent),
-                at=self.clock(),
-            )
+            return self._disputed(campaign, command)
         if isinstance(command, ExpireDispute):
             return msgspec.structs.replace(command, at=self.clock())
         return command
+
+    def _disputed(self, campaign: Campaign, command: OpenDispute) -> OpenDispute:
+        move = self._move(campaign, command.position)
+        return msgspec.structs.replace(
+            command,
+            position=move.originator_version if move else command.position,
+            actor=move.seat if move else None,
+            # R-REC-2: a move of the game, whichever of its events is named (a record
+            # event, such as the dice's commitment, may follow a move's game events).
+            disputable=move is not None and not isinstance(move.event, RecordEvent),
+            at=self.clock(),
+        )
+
+    def disputed_move(self, campaign_id: UUID, position: int) -> int:
+        """The first event of the move a dispute naming ``position`` would be about, or the
+        refusal that dispute would get for the move (R-REC-2): what a preview shows."""
+        campaign = self._load(campaign_id)
+        command = self._disputed(campaign, OpenDispute(position=position, reason="preview"))
+        check_disputable(campaign.record, command.position, command.disputable)
+        return command.position
 
     def _move(self, campaign: Campaign, position: int) -> Recorded[Any] | None:
         """The first event of the command the event at ``position`` belongs to (R-REC-2: a

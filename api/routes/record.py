@@ -50,6 +50,8 @@ def diff(before: Any, after: Any) -> Any:
 
 
 OWNER_PROBLEMS = problems.responses(400, 401, 403, 404, 409, 422, 423, 429)
+#: A preview is refused as the dispute would be (422, R-REC-2).
+PREVIEW_PROBLEMS = problems.responses(400, 401, 404, 422, 423, 429)
 
 
 class RecordView(msgspec.Struct, frozen=True, kw_only=True):
@@ -110,7 +112,7 @@ class Preview(msgspec.Struct, frozen=True, kw_only=True):
     "/campaigns/{campaign_id:uuid}/disputes/preview",
     summary="Preview a dispute",
     tags=["record"],
-    responses=QUERY_PROBLEMS,
+    responses=PREVIEW_PROBLEMS,
 )
 async def preview_dispute(
     campaign_id: FromPath[UUID],
@@ -120,12 +122,10 @@ async def preview_dispute(
         int, QueryParameter(ge=1, le=2**62, description="Any event of the disputed move")
     ],
 ) -> Preview:
+    """Refused (422) as a dispute naming ``position`` would be (R-REC-2)."""
     app = services.campaigns
     campaign = await in_thread(app.get, campaign_id)
-    found = await in_thread(app.history, campaign_id, position - 1, 1)
-    if not found:
-        raise NotFoundException(f"no event {position}")
-    first = found[0].command or found[0].originator_version
+    first = await in_thread(app.disputed_move, campaign_id, position)
     records = await in_thread(app.history, campaign_id, first - 1, 10_000)
     reverted = tuple(
         event_out(r, campaign.record)

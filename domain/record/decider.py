@@ -74,6 +74,21 @@ def guard(record: Record, command: Any) -> None:
         raise DisputePending(record.dispute)
 
 
+def check_disputable(record: Record, first: int, game: bool) -> None:
+    """R-REC-2: raise unless the move starting at position ``first`` (``game``: whether that
+    is a game event, not one of the record's) is a move of the current scene still in effect.
+
+    What a dispute about the move, and its preview, is refused for; whether a dispute is
+    open already is the command's own check."""
+    start = record.scene_start
+    if start is None or not start <= first <= record.game_version:
+        raise RuleViolation("R-REC-2", "only an event of the current scene may be disputed",
+                            [f"{start}..{record.game_version}"] if start else [])
+    if not game or is_reverted(record, first):
+        raise RuleViolation("R-REC-2", f"event {first} is not a move of the game still in "
+                            "effect")
+
+
 # -- decide ----------------------------------------------------------------------------------
 
 
@@ -142,13 +157,7 @@ def _dispute(command: OpenDispute, record: Record, seats: Sequence[int]) -> list
         raise NotPermitted("disputes are opened by seats, not by the owner's token")
     if record.dispute is not None:
         raise RuleViolation("R-REC-2", f"dispute {record.dispute.id} is open: one at a time")
-    start = record.scene_start
-    if start is None or not start <= command.position <= record.game_version:
-        raise RuleViolation("R-REC-2", "only an event of the current scene may be disputed",
-                            [f"{start}..{record.game_version}"] if start else [])
-    if not command.disputable or is_reverted(record, command.position):
-        raise RuleViolation("R-REC-2", f"event {command.position} is not a move of the game "
-                            "still in effect")
+    check_disputable(record, command.position, command.disputable)
     voters = tuple(s for s in seats if s != command.actor)
     if voters == (command.seat,) and command.actor is not None:
         # R-X-REC-2: a dispute needs someone besides its opener to agree. At a two-seat table
@@ -388,4 +397,5 @@ def _(event: ImportedFrom, record: Record) -> Record:
     return replace(record, imported_from=(event.source, event.version))
 
 
-__all__ = ["DisputePending", "DomainError", "decide", "evolve", "guard", "is_reverted"]
+__all__ = ["DisputePending", "DomainError", "check_disputable", "decide", "evolve", "guard",
+           "is_reverted"]

@@ -84,6 +84,22 @@ def test_a_dispute_is_previewed_voted_and_upheld_rewinding_the_game(
     assert table.query("record")["reverted"] == [[roll - 2, roll]]
 
 
+def test_a_preview_is_refused_as_the_dispute_itself_would_be(client: TestClient[Any]) -> None:
+    """R-REC-2: before the scene, past the log, or a move of the record: the same 422."""
+    table = at_the_first_roll(client)
+    before_the_scene = table.query("events")["events"][3]["position"]
+    seeds_closed = table.version() - 3  # the server's own step before the first roll
+    for position in (1, before_the_scene, seeds_closed, table.version() + 5):
+        preview = client.get(table.url("/disputes/preview"), params={"position": position},
+                             headers=table.as_seat(1))
+        dispute = table.send({"type": "open_dispute", "position": position, "reason": "no"},
+                             seat=1)
+        assert preview.status_code == dispute.status_code == 422, preview.text
+        assert {k: preview.json()[k] for k in ("rule", "detail")} == {
+            k: dispute.json()[k] for k in ("rule", "detail")}
+        assert preview.json()["rule"] == "R-REC-2"
+
+
 def test_the_owner_settles_and_sets_options_and_seats_may_not(client: TestClient[Any]) -> None:
     """R-REC-4: owner_settles is a table option only the owner sets."""
     table = at_the_first_roll(client)
