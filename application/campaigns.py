@@ -32,7 +32,7 @@ from domain.errors import InvalidReference
 from domain.record import RecordCommand, RecordEvent
 from domain.record import decide as record_decide
 from domain.record.commands import ExpireDispute, IssueToken, OpenDispute
-from domain.record.decider import check_disputable, guard
+from domain.record.decider import check_disputable, guard, may_dispute
 from domain.record.events import (
     DiceCommitted,
     DiceRevealed,
@@ -438,6 +438,26 @@ class Campaigns(Application[UUID]):
         command = self._disputed(campaign, OpenDispute(position=position, reason="preview"))
         check_disputable(campaign.record, command.position, command.disputable)
         return command.position
+
+    def disputable_moves(self, campaign: Campaign) -> tuple[int, ...]:
+        """The first events of the moves a dispute may be about in ``campaign`` (R-REC-2, the
+        check of :meth:`disputed_move`), oldest first: read from the log since the scene's
+        start."""
+        campaign_id, record = campaign.id, campaign.record
+        if record.scene_start is None:
+            return ()
+        found: list[int] = []
+        after = record.scene_start - 1
+        while after < record.game_version:
+            page = self.history(campaign_id, after, 1000)
+            found.extend(r.originator_version for r in page
+                         if (r.command or r.originator_version) == r.originator_version
+                         and may_dispute(record, r.originator_version,
+                                         not isinstance(r.event, RecordEvent)))
+            if len(page) < 1000:
+                break
+            after = page[-1].originator_version
+        return tuple(found)
 
     def _move(self, campaign: Campaign, position: int) -> Recorded[Any] | None:
         """The first event of the command the event at ``position`` belongs to (R-REC-2: a

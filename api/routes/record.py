@@ -67,10 +67,14 @@ class RecordView(msgspec.Struct, frozen=True, kw_only=True):
     disputes: int
     forked_from: tuple[UUID, int] | None
     forks: tuple[tuple[UUID, int], ...]
+    #: The moves a dispute may be about now (their first events, oldest first; R-REC-2),
+    #: whether or not one is open (one at a time).
+    disputable: tuple[int, ...] = ()
 
 
-def record_view(version: int, record: Record) -> RecordView:
+def record_view(version: int, record: Record, disputable: tuple[int, ...] = ()) -> RecordView:
     return RecordView(
+        disputable=disputable,
         version=version,
         options=record.options,
         may_undo=record.undoable[-1].seat if record.undoable else None,
@@ -92,8 +96,13 @@ def record_view(version: int, record: Record) -> RecordView:
 async def get_record(
     campaign_id: FromPath[UUID], actor: ActorDep, services: ServicesDep
 ) -> RecordView:
-    campaign = await in_thread(services.campaigns.get, campaign_id)
-    return record_view(campaign.version, campaign.record)
+    app = services.campaigns
+
+    def read() -> RecordView:
+        campaign = app.get(campaign_id)
+        return record_view(campaign.version, campaign.record, app.disputable_moves(campaign))
+
+    return await in_thread(read)
 
 
 class Preview(msgspec.Struct, frozen=True, kw_only=True):

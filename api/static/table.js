@@ -136,8 +136,9 @@
     return command;
   }
 
-  async function send(command) {
-    $("move-error").textContent = "";
+  /* ``errors``: the id of the box beside the form that sent it, for a refusal. */
+  async function send(command, errors = "move-error") {
+    $(errors).textContent = "";
     setBusy(true);
     try {
       const applied = await call("POST", "/commands", { command, narration: $("narration").value });
@@ -147,7 +148,7 @@
     } catch (err) {
       const p = err.problem || {};
       if (err.status === 422 && p.field && p.choices && p.choices.length) openPicker(command, p);
-      else $("move-error").textContent = problemText(err);
+      else $(errors).textContent = problemText(err);
     } finally {
       setBusy(false);
     }
@@ -284,7 +285,7 @@
     const box = $("record-actions");
     box.replaceChildren();
     if (r && r.may_undo !== null && r.may_undo === S.me.seat && !r.dispute && !S.past) {
-      box.append(el("button", { type: "button", id: "undo", onclick: () => send({ type: "undo" }) },
+      box.append(el("button", { type: "button", id: "undo", onclick: () => send({ type: "undo" }, "record-error") },
         "Undo my last move"));
     }
     renderDispute();
@@ -310,11 +311,11 @@
         el("p", { class: "meta" }, `${ayes} to uphold, ${noes} against; ${d.needed} needed to uphold. Voters: ${d.voters.map(player).join(", ")}.`)));
       if (S.me.seat !== null && d.voters.includes(S.me.seat) && !(String(S.me.seat) in d.votes)) {
         box.append(el("div", { class: "row" },
-          el("button", { type: "button", onclick: () => send({ type: "vote", uphold: true }) }, "Vote to uphold (rewind)"),
-          el("button", { type: "button", class: "secondary", onclick: () => send({ type: "vote", uphold: false }) }, "Vote against")));
+          el("button", { type: "button", onclick: () => send({ type: "vote", uphold: true }, "record-error") }, "Vote to uphold (rewind)"),
+          el("button", { type: "button", class: "secondary", onclick: () => send({ type: "vote", uphold: false }, "record-error") }, "Vote against")));
       }
       if (S.me.seat === d.seat) {
-        box.append(el("button", { type: "button", class: "secondary", onclick: () => send({ type: "withdraw_dispute" }) }, "Withdraw the dispute"));
+        box.append(el("button", { type: "button", class: "secondary", onclick: () => send({ type: "withdraw_dispute" }, "record-error") }, "Withdraw the dispute"));
       }
       if (S.me.owner && r.options.owner_settles) {
         box.append(el("div", { class: "row" },
@@ -324,8 +325,9 @@
       return;
     }
     if (S.me.seat === null) return;
-    const moves = [...S.commands.entries()].filter(([first, evs]) =>
-      evs.some((e) => !RECORD_EVENTS.has(e.type)) && evs[0].seat && !isReverted(first)).slice(-30).reverse();
+    // The moves the server says a dispute may be about now (R-REC-2): its check, not a copy.
+    const disputable = new Set(r.disputable);
+    const moves = [...S.commands.entries()].filter(([first]) => disputable.has(first)).slice(-30).reverse();
     if (!moves.length) return;
     const form = el("form", { id: "dispute-form", class: "stack" },
       el("label", { for: "dispute-move" }, "Dispute a move"),
@@ -342,7 +344,7 @@
       const reason = form.elements.reason.value.trim();
       if (!reason) { $("record-error").textContent = "Say why you dispute it."; return; }
       $("record-error").textContent = "";
-      send({ type: "open_dispute", position: Number(form.elements.position.value), reason });
+      send({ type: "open_dispute", position: Number(form.elements.position.value), reason }, "record-error");
     });
     box.append(form);
   }

@@ -89,6 +89,15 @@ def check_disputable(record: Record, first: int, game: bool) -> None:
                             "effect")
 
 
+def may_dispute(record: Record, first: int, game: bool) -> bool:
+    """Whether :func:`check_disputable` lets the move starting at ``first`` be disputed."""
+    try:
+        check_disputable(record, first, game)
+    except RuleViolation:
+        return False
+    return True
+
+
 # -- decide ----------------------------------------------------------------------------------
 
 
@@ -398,4 +407,4 @@ def _(event: ImportedFrom, record: Record) -> Record:
 
 
 __all__ = ["DisputePending", "DomainError", "check_disputable", "decide", "evolve", "guard",
-           "is_reverted"]
+           "is_reverted", "may_dispute"]

@@ -100,6 +100,23 @@ def test_a_preview_is_refused_as_the_dispute_itself_would_be(client: TestClient[
         assert preview.json()["rule"] == "R-REC-2"
 
 
+def test_the_record_lists_the_moves_a_dispute_may_be_about_and_only_those(
+    client: TestClient[Any],
+) -> None:
+    """R-REC-2: the moves of the scene still in effect, each by its first event; no move of
+    the record (the seeds closing), none before the scene: exactly those a preview allows."""
+    table = at_the_first_roll(client)
+    roll = table.version() - 2
+    disputable = table.query("record")["disputable"]
+    assert disputable[-1] == roll and roll - 1 not in disputable
+    assert table.version() - 3 not in disputable, "the server's own step is not a move"
+    for position in range(1, table.version() + 1):
+        preview = client.get(table.url("/disputes/preview"), params={"position": position},
+                             headers=table.as_seat(1))
+        listed = preview.status_code == 200 and preview.json()["first"] == position
+        assert listed == (position in disputable), (position, preview.text)
+
+
 def test_the_owner_settles_and_sets_options_and_seats_may_not(client: TestClient[Any]) -> None:
     """R-REC-4: owner_settles is a table option only the owner sets."""
     table = at_the_first_roll(client)
