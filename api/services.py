@@ -94,7 +94,7 @@ class RenderedViews:
 
     Every seat's page reads the same board after each command (a GET, or a live stream's
     ``board`` message), and rendering it (whose move, what they may do) is most of such a
-    read's own work. Kept by the identity of the state rendered, which is immutable: a new
+    read's own work. Kept by the identity of the campaign rendered, which is immutable: a new
     command, an undo or a reload gives a new object, so a view is never served for a state it
     was not rendered from."""
 
@@ -108,7 +108,8 @@ class RenderedViews:
         campaign or it is not at ``version`` (when given)."""
         if campaign is None or (version is not None and campaign.version != version):
             return None
-        return self.render(campaign.id, kind, campaign.state, render)
+        # The campaign, not only its game: the board shows an open dispute (R-REC-2).
+        return self.render(campaign.id, kind, campaign, render)
 
     def render(self, campaign_id: UUID, kind: str, state: Any, render: Callable[[Any], T]) -> T:
         """``render(state)``, or what it gave for this very state before."""

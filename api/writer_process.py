@@ -245,7 +245,7 @@ class WriterProcess:
         _, kind, _, version = arguments
         render = self.renderers[kind]
         shown: bytes | None = self.views.of(campaign, kind,
-                                            lambda state: self.encoder.encode(render(state)),
+                                            lambda campaign: self.encoder.encode(render(campaign)),
                                             version)
         # With the version it shows: the server holds it while that is the campaign's last.
         return None if shown is None or campaign is None else (shown, campaign.version)

@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from . import capees, capes
 from .capees import diff as capees_diff
 from .capees import moves as capees_moves
@@ -21,6 +23,8 @@ from .capes import diff as capes_diff
 from .capes import moves as capes_moves
 from .capes import views as capes_views
 from .edition import Edition
+from .record import Record
+from .record.decider import awaited
 
 EDITIONS: dict[str, Edition] = {capes.EDITION.name: capes.EDITION,
                                 capees.EDITION.name: capees.EDITION}
@@ -91,6 +95,15 @@ def get_edition(name: str) -> Edition:
         return EDITIONS[name]
     except KeyError:
         raise KeyError(f"unknown edition {name!r}; known: {', '.join(EDITIONS)}") from None
+
+
+def board_of(edition: str, state: Any, record: Record) -> Any:
+    """The board of a campaign of ``edition``: its game's, except that while a dispute is open
+    ``waiting_for`` offers only what ends it (R-REC-2: the game waits; the board never offers
+    what the rules refuse)."""
+    shown = play_of(edition).board(state)
+    waiting = awaited(record)
+    return shown if waiting is None else msgspec.structs.replace(shown, waiting_for=waiting)
 
 
 def play_of(name: str) -> Play:

@@ -11,7 +11,7 @@ import msgspec
 
 from domain.capees import views as capees_views
 from domain.capes import views as capes_views
-from domain.editions import play_of
+from domain.editions import board_of
 
 from .model import DocumentModel, document_ddl
 from .views import PostgresView, SQLiteView
@@ -50,7 +50,7 @@ class BoardModel(DocumentModel):
     views = (BoardSQLite, BoardPostgres)
 
     def render(self, campaign: Campaign) -> bytes | None:
-        return _encode(play_of(campaign.edition).board(campaign.state))
+        return _encode(board_of(campaign.edition, campaign.state, campaign.record))
 
     def board(self, campaign_id: UUID) -> Board | None:
         """The campaign's board, or None if the read model has none."""

@@ -37,11 +37,12 @@ from api.services import (
     in_thread,
     sse_events,
 )
+from application.aggregate import Campaign
 from domain.capees import model as capees_model
 from domain.capees import views as capees_views
 from domain.capes import model as capes_model
 from domain.capes import views as capes_views
-from domain.editions import play_of
+from domain.editions import board_of, play_of
 from domain.text import MAX_INT
 
 #: The answers of each edition, by campaign: ``capes`` or ``capees`` (its ``edition`` field).
@@ -51,14 +52,14 @@ Ledgers = tuple[Union[capes_views.Ledger, capees_views.Ledger], ...]  # noqa: UP
 Characters = tuple[Union[capes_model.Character, capees_model.Character], ...]  # noqa: UP007
 
 
-def board(state: Any) -> Any:
-    """The board of the campaign's own edition."""
-    return play_of(state.edition).board(state)
+def board(campaign: Campaign) -> Any:
+    """The board of the campaign's own edition (showing an open dispute, R-REC-2)."""
+    return board_of(campaign.edition, campaign.state, campaign.record)
 
 
-def ledgers(state: Any) -> Any:
+def ledgers(campaign: Campaign) -> Any:
     """The ledgers of the campaign's own edition."""
-    return play_of(state.edition).ledgers(state)
+    return play_of(campaign.edition).ledgers(campaign.state)
 
 
 #: The read models of now that the writer renders (``Services.view``), by name.
@@ -75,10 +76,20 @@ async def _state(
     at: datetime | None = None,
 ) -> Any:
     """The game now, at ``version``, or as it was at time ``at``."""
+    return (await _campaign(services, campaign_id, version, at)).state
+
+
+async def _campaign(
+    services: ServicesDep,
+    campaign_id: FromPath[UUID],
+    version: int | None,
+    at: datetime | None = None,
+) -> Campaign:
+    """The campaign (its game and record) now, at ``version``, or as it was at time ``at``."""
     if version is None and at is None:
         now = await services.committer.latest(campaign_id)
         assert now is not None, "no position asked: always answered"
-        return now.state
+        return now
     if at is not None:
         if version is not None:
             raise ValidationException("ask for a version or a time, not both")
@@ -87,7 +98,7 @@ async def _state(
         version = await in_thread(services.campaigns.version_at, campaign_id, at)
         if version == 0:
             raise NotFoundException(f"campaign {campaign_id} did not exist yet at {at}")
-    return await in_thread(services.campaigns.state, campaign_id, version)
+    return await in_thread(services.campaigns.get, campaign_id, version)
 
 
 async def _view(
@@ -111,10 +122,10 @@ async def _view(
             # One trip to a worker thread for both ways (each trip costs a request time).
             refuse_beyond(models, position)
             found = query(campaign_id, position, timeout)
-            return found if found is not None else render(services.campaigns.state(campaign_id))
+            return found if found is not None else render(services.campaigns.get(campaign_id))
 
         return await in_thread(now)
-    return render(await _state(services, campaign_id, version, at))
+    return render(await _campaign(services, campaign_id, version, at))
 
 
 @get(
@@ -403,7 +414,7 @@ async def _board_message(
     # Every seat's stream sends this same board: rendered once for all of them.
     shown = await services.view(campaign_id, "board_of", board, version, version)
     if shown is None:
-        shown = board(await in_thread(services.campaigns.state, campaign_id, version))
+        shown = board(await in_thread(services.campaigns.get, campaign_id, version))
     message = BoardMessage(version=version, board=shown)
     return ServerSentEventMessage(
         data=encoder.encode(message).decode(), event=None if plain else "board", id=version

@@ -15,6 +15,7 @@
   const ID = document.body.dataset.campaign;
   const BASE = `/campaigns/${ID}`;
   const TOKEN = Capes.token(ID);
+  const RECORD_MOVES = new Set(["vote", "withdraw_dispute"]);
   const RECORD_EVENTS = new Set(["TableOptionsSet", "Undone", "DisputeOpened", "DisputeVoted",
     "DisputeSettled", "Rewound", "ForkMade", "ForkedFrom", "DiceCommitted", "SeatSeedAdded",
     "SeedsClosed", "DiceRevealed", "ImportedFrom"]);
@@ -190,8 +191,16 @@
     const mine = waits.find(([seat]) => seat === S.me.seat);
     const status = $("status");
     status.replaceChildren();
+    const voters = waits.filter(([, moves]) => moves.includes("vote")).map(([seat]) => seat);
     if (b.closed) status.append(el("p", { class: "turn" }, "The campaign is closed."));
-    else if (mine && !S.past) {
+    else if (S.record && S.record.dispute && !S.past) {
+      // The game waits for the dispute (R-REC-2): the board offers only its votes.
+      status.append(el("p", { class: "turn dispute" },
+        `The table waits for dispute #${S.record.dispute.id} to be settled`,
+        voters.length ? `: ${voters.map((s) => (s === S.me.seat ? "you" : player(s))).join(", ")} must still vote. ` : ". ",
+        el("a", { href: "#dispute", class: "jump" }, "Go to the dispute")));
+      return;
+    } else if (mine && !S.past) {
       status.append(el("p", { class: "turn mine" }, "It’s your move. ",
         el("a", { href: "#moves-title", class: "jump" }, "Go to your moves")));
     }
@@ -207,7 +216,8 @@
     const panel = $("moves-panel");
     panel.hidden = S.me.seat === null || !!S.past;
     if (panel.hidden) return;
-    const types = [...(S.board.waiting_for[S.me.seat] || [])];
+    // Votes and the withdrawal of a dispute are the record panel's buttons.
+    const types = (S.board.waiting_for[S.me.seat] || []).filter((t) => !RECORD_MOVES.has(t));
     const key = JSON.stringify([types, S.version]);
     if (panel.dataset.key === key) return;
     panel.dataset.key = key;

@@ -98,6 +98,19 @@ def may_dispute(record: Record, first: int, game: bool) -> bool:
     return True
 
 
+def awaited(record: Record) -> dict[int, tuple[str, ...]] | None:
+    """While a dispute is open, what the table waits for instead of the game (R-REC-2): seat
+    -> the record's commands it may use to end it (R-REC-3 votes, R-REC-4 the opener's
+    withdrawal); None when no dispute is open."""
+    dispute = record.dispute
+    if dispute is None:
+        return None
+    moves: dict[int, tuple[str, ...]] = {
+        seat: ("vote",) for seat in dispute.voters if seat not in dispute.votes}
+    moves[dispute.seat] = (*moves.get(dispute.seat, ()), "withdraw_dispute")
+    return dict(sorted(moves.items()))
+
+
 # -- decide ----------------------------------------------------------------------------------
 
 
@@ -406,5 +419,14 @@ def _(event: ImportedFrom, record: Record) -> Record:
     return replace(record, imported_from=(event.source, event.version))
 
 
-__all__ = ["DisputePending", "DomainError", "check_disputable", "decide", "evolve", "guard",
-           "is_reverted", "may_dispute"]
+__all__ = [
+    "DisputePending",
+    "DomainError",
+    "awaited",
+    "check_disputable",
+    "decide",
+    "evolve",
+    "guard",
+    "is_reverted",
+    "may_dispute",
+]

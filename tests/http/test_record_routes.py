@@ -74,6 +74,7 @@ def test_a_dispute_is_previewed_voted_and_upheld_rewinding_the_game(
     assert opened.status_code == 200, opened.text
     waiting = table.send({"type": "accept_roll"}, seat=3)
     assert waiting.status_code == 409
+    assert table.query("board")["waiting_for"] == {"2": ["vote"], "1": ["withdraw_dispute"]}
     assert table.send({"type": "vote", "uphold": True}, seat=1).status_code == 422
     record = table.query("record")
     assert record["dispute"]["voters"] == [1, 2] and record["dispute"]["votes"] == {"1": True}

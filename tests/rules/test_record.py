@@ -22,6 +22,7 @@ from domain.capes import EDITION
 from domain.capes import commands as c
 from domain.capes.views import board
 from domain.edition import fold
+from domain.editions import board_of
 from domain.errors import DomainError, NotPermitted, RuleViolation, StaleVersion
 from domain.record import RecordEvent, TableOptions
 from domain.record.commands import (
@@ -239,6 +240,20 @@ def test_only_a_move_of_the_current_scene_still_in_effect_may_be_disputed() -> N
     a_turn_with_a_conflict(p)
     p(Undo(seat=1))
     p.refused(OpenDispute(seat=3, position=p.version - 1, reason="it was undone"))
+
+
+def test_while_a_dispute_is_open_the_board_offers_only_the_vote_and_the_withdrawal() -> None:
+    """R-REC-2: the board never offers what the rules refuse: the voters who have not voted
+    yet vote, the opener may withdraw; no game move until the dispute is settled."""
+    p = Played(dice=[4])
+    a_disputed_roll(p)
+    campaign = p.app.get(p.id)
+    shown = board_of(campaign.edition, campaign.state, campaign.record)
+    assert shown.waiting_for == {1: ("vote",), 3: ("withdraw_dispute",)}
+    p(Vote(seat=1, uphold=False))
+    campaign = p.app.get(p.id)
+    assert board_of(campaign.edition, campaign.state, campaign.record).waiting_for == (
+        board(p.state).waiting_for), "settled, the game's moves again"
 
 
 def test_a_seat_votes_once_and_the_disputed_moves_actor_not_at_all() -> None:
