@@ -4,7 +4,7 @@
    the character form. The generic table (table.js) calls it; it holds no rule either. */
 "use strict";
 Capes.editions.capees = (T) => {
-  const { S, $, el, call, player, charName, human, myLedger, drivesTable, die, problemText } = T;
+  const { S, $, el, postCommand, player, charName, human, myLedger, drivesTable, die, problemText } = T;
   const SIDE = { hero: "Hero", opponent: "Opponent" };
   const ASK = ["", "(ask me when it matters)"];
   const board = () => (S.past ? S.past.board : S.board);
@@ -267,9 +267,7 @@ Capes.editions.capees = (T) => {
       throw e;
     }
     try {
-      const done = await call("POST", "/commands", { command, narration: $("narration").value });
-      document.body.dataset.applied = done.version;
-      $("narration").value = "";
+      if (!(await postCommand(command))) return;  // not sent: the last command is not drawn yet
       form.reset();
       $("new-character").open = false;
     } catch (err) {

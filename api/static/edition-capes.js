@@ -3,7 +3,7 @@
    forms. The generic table (table.js) calls it; it holds no rule either. */
 "use strict";
 Capes.editions.capes = (T) => {
-  const { S, $, el, call, send, player, charName, human, myLedger, drivesTable, die, problemText } = T;
+  const { S, $, el, postCommand, player, charName, human, myLedger, drivesTable, die, problemText } = T;
   const DRIVES = ["Justice", "Truth", "Love", "Hope", "Duty",
     "Obsession", "Pride", "Power", "Despair", "Fear"];
   const conflictOf = (id) => (S.board.conflicts || []).find((c) => c.id === Number(id));
@@ -294,9 +294,7 @@ Capes.editions.capes = (T) => {
       command.drives = Object.fromEntries(DRIVES.map((d) => [d, Number(f.get(`drive-${d}`) || 0)]).filter(([, n]) => n > 0));
     }
     try {
-      const done = await call("POST", "/commands", { command, narration: $("narration").value });
-      document.body.dataset.applied = done.version;
-      $("narration").value = "";
+      if (!(await postCommand(command))) return;  // not sent: the last command is not drawn yet
       chForm.reset();
       for (const part of chForm.querySelectorAll("[data-method]")) part.hidden = part.dataset.method !== "freeform";
       for (const i of $("ch-drive-inputs").querySelectorAll("input")) i.disabled = false;
@@ -311,9 +309,7 @@ Capes.editions.capes = (T) => {
     const f = ev.target.elements;
     $("exemplar-error").textContent = "";
     try {
-      const done = await call("POST", "/commands", { command: { type: "link_exemplar", character: Number(f.character.value), exemplar: Number(f.exemplar.value), drive: f.drive.value }, narration: $("narration").value });
-      document.body.dataset.applied = done.version;
-      $("narration").value = "";
+      await postCommand({ type: "link_exemplar", character: Number(f.character.value), exemplar: Number(f.exemplar.value), drive: f.drive.value });
     } catch (err) { $("exemplar-error").textContent = problemText(err); }
   });
 

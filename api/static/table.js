@@ -25,6 +25,7 @@
   const S = {
     me: { seat: null, owner: false }, version: 0, board: null, ledgers: [], characters: [],
     record: null, commands: new Map(), past: null, refreshing: false, again: false,
+    sending: false, applied: 0, drawn: 0,
   };
   const call = (method, path, body) => api(TOKEN, method, BASE + path, body);
   document.addEventListener("capes:broken", (e) => {
@@ -54,12 +55,50 @@
 
   /* The edition's part of the table (moves, board, ledgers, characters). */
   const E = Capes.editions[document.body.dataset.edition]({
-    S, $, el, call, send, player, charName, human, myLedger, drivesTable, die, problemText,
+    S, $, el, call, send, postCommand, player, charName, human, myLedger, drivesTable, die, problemText,
   });
   const MOVES = E.MOVES;
 
-  function setBusy(on) {
-    if (on) document.body.dataset.busy = "1"; else delete document.body.dataset.busy;
+  /* The page sends one command at a time, and takes the next once it shows the board the last
+     one made. A command sent meanwhile is ignored: a double click on a move's button sent it
+     twice (the buttons were only dimmed), and the narration was stored twice, or the move
+     applied and its copy refused. Until the redraw the form that sent it is still there, to be
+     clicked again. */
+  const busy = () => S.sending || S.drawn < S.applied;
+  function setBusy() {
+    if (busy()) document.body.dataset.busy = "1"; else delete document.body.dataset.busy;
+  }
+
+  /* POST to ``path`` what changes the campaign (a command, the owner's settling): the answer,
+     or null if it was not sent (the last one is on its way, or not drawn yet). */
+  async function post(path, body) {
+    if (busy()) return null;
+    S.sending = true;
+    setBusy();
+    try {
+      const applied = await call("POST", path, body);
+      S.applied = applied.version;
+      document.body.dataset.applied = applied.version;
+      return applied;
+    } finally {
+      S.sending = false;
+      setBusy();
+    }
+  }
+
+  /* A command with the narration written for it (then cleared): the answer, or null. */
+  async function postCommand(command) {
+    const applied = await post("/commands", { command, narration: $("narration").value });
+    if (applied) $("narration").value = "";
+    return applied;
+  }
+
+  /* The messages of the moves and of the record, cleared when a move is sent and when a new
+     board is drawn: a refusal is about the board it was made on (a refusal once stayed in
+     "Your moves" into later scenes). */
+  function clearErrors() {
+    $("move-error").textContent = "";
+    $("record-error").textContent = "";
   }
 
   // -- the moves ----------------------------------------------------------------------------
@@ -139,19 +178,13 @@
 
   /* ``errors``: the id of the box beside the form that sent it, for a refusal. */
   async function send(command, errors = "move-error") {
-    $(errors).textContent = "";
-    setBusy(true);
+    clearErrors();
     try {
-      const applied = await call("POST", "/commands", { command, narration: $("narration").value });
-      $("narration").value = "";
-      closePicker();
-      document.body.dataset.applied = applied.version;
+      if (await postCommand(command)) closePicker();
     } catch (err) {
       const p = err.problem || {};
       if (err.status === 422 && p.field && p.choices && p.choices.length) openPicker(command, p);
       else $(errors).textContent = problemText(err);
-    } finally {
-      setBusy(false);
     }
   }
 
@@ -375,7 +408,7 @@
   }
 
   async function settle(uphold) {
-    try { await call("POST", "/disputes/settle", { uphold }); } catch (err) { $("record-error").textContent = problemText(err); }
+    try { await post("/disputes/settle", { uphold }); } catch (err) { $("record-error").textContent = problemText(err); }
   }
 
   function renderOwner() {
@@ -419,7 +452,8 @@
     $("invite-error").textContent = "";
     const name = $("invite-name").value.trim();
     try {
-      const taken = await call("POST", "/seats", { name });
+      const taken = await post("/seats", { name });
+      if (!taken) return;  // not sent: a double click, the first still on its way
       saveLink(taken.seat, taken.token);
       $("invite-name").value = "";
       // The seat shows with its link when the stream brings the new board.
@@ -455,8 +489,13 @@
         Object.assign(S, { ledgers, characters, record });
         $("fatal").hidden = true;
         $("fatal").textContent = "";
+        if (v > S.drawn) clearErrors();
         render();
-        if (!S.again) document.body.dataset.version = String(v);
+        if (!S.again) {
+          document.body.dataset.version = String(v);
+          S.drawn = v;
+          setBusy();
+        }
       } while (S.again);
     } catch (err) {
       // Unreachable (the server restarting): the stream's next board message refreshes again.

@@ -1,0 +1,147 @@
+"""The table page, one behaviour at a time, where playing the demo's whole scene
+(``test_play_in_browser.py``) would be the long way round: a move's button clicked twice, an
+error that outlives its move. Real Chromium, a real server; each campaign is set up over HTTP,
+and the page under test does the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from helpers import Table, client, open_campaign
+from test_play_in_browser import APOS, Run, new_context, open_table, see, watch
+
+from cli.demo import NIGHTJAR_BUILD
+from domain.capes import commands as c
+
+pytestmark = pytest.mark.browser
+
+#: Opens a campaign's table with a token (a seat's, the owner's), in a browser context of its own.
+Opener = Callable[[Table, str], Any]
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Iterator[Run]:
+    environ = {"CAPES_DB": str(tmp_path / "table.sqlite"), "CAPES_TEST_DICE": "3"}
+    with ExitStack() as stack:
+        started = Run(tmp_path, environ, stack)
+        started.start()
+        yield started
+
+
+@pytest.fixture
+def http(run: Run) -> Iterator[httpx.Client]:
+    with client(run.base) as opened:
+        yield opened
+
+
+@pytest.fixture
+def open_page(browser: Any, run: Run) -> Iterator[Opener]:
+    """``open_page(table, token)``: the table's page as its invitation link opens it."""
+    contexts: list[Any] = []
+
+    def opened(table: Table, token: str) -> Any:
+        contexts.append(new_context(browser, run))
+        page = watch(contexts[-1].new_page())
+        open_table(page, f"{run.base}/play/{table.campaign_id}#token={token}")
+        return page
+
+    yield opened
+    for context in contexts:
+        context.close()
+
+
+def commands_sent(page: Any) -> list[str]:
+    """The bodies of the commands the page sends from now on (its moves', the record's, the
+    owner's invitations)."""
+    sent: list[str] = []
+    page.on("request", lambda request: sent.append(request.post_data)
+            if request.method == "POST"
+            and request.url.endswith(("/commands", "/settle", "/seats")) else None)
+    return sent
+
+
+def double_click(page: Any, button: Any, table: Table) -> None:
+    """Double-click ``button``, as a hurried player would; wait until the page is done with
+    what it sent and shows the campaign as it is now."""
+    before = page.get_attribute("body", "data-applied") or ""
+    button.dblclick()
+    page.wait_for_function(
+        "prev => !document.body.dataset.busy && (document.body.dataset.applied || '') !== prev",
+        arg=before)
+    see([page], table.version())
+
+
+def test_a_double_click_on_a_moves_button_sends_the_move_once(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    table = open_campaign(http, players=("Ana", "Ben"))
+    ana = open_page(table, table.tokens[1])
+    sent = commands_sent(ana)
+    ana.locator("form[data-move=frame_scene] [name=text]").fill("The harbor at midnight")
+    double_click(ana, ana.get_by_role("button", name="Frame the scene"), table)
+    assert len(sent) == 1, sent
+    ana.fill("#narration", "Rain hammers the docks")
+    double_click(ana, ana.get_by_role("button", name="Say it (narration only)"), table)
+    assert len(sent) == 2, sent
+    assert ana.locator("#log q", has_text="Rain hammers the docks").count() == 1
+    # The character form too (the edition's own form).
+    ana.click("#new-character summary")
+    ana.fill("#ch-name", "Nightjar")
+    ana.fill("#ch-abilities", "\n".join(f"{a.name}, {a.category}, {a.rating}"
+                                          for a in NIGHTJAR_BUILD.abilities))
+    ana.get_by_label("Undifferentiated").check()
+    double_click(ana, ana.get_by_role("button", name="Create the character"), table)
+    assert len(sent) == 3, sent
+    assert [x["name"] for x in table.query("characters")] == ["Nightjar"]
+    assert ana.text_content("#move-error") == ""
+    assert not ana.errors, ana.errors
+
+
+def test_a_double_click_on_vote_to_uphold_votes_once(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
+    table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
+    said = table.play("", c.Narrate(seat=3, text="A seagull steals Reyes' fries"))["version"]
+    # The record's commands as JSON: their Structs hold fields the server fills in.
+    opened = table.send({"type": "open_dispute", "seat": 1, "position": said,
+                         "reason": "No seagull flies in a storm"})
+    assert opened.status_code == 200, opened.text
+    ben = open_page(table, table.tokens[2])
+    sent = commands_sent(ben)
+    double_click(ben, ben.get_by_role("button", name="Vote to uphold (rewind)"), table)
+    assert len(sent) == 1, sent
+    assert ben.locator(f"#log li.reverted[data-position='{said}']").count() == 1
+    assert ben.text_content("#move-error") == ""
+
+
+def test_a_double_click_on_invite_seats_the_player_once(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    table = open_campaign(http, players=("Ana",))
+    owner = open_page(table, table.owner_token)
+    sent = commands_sent(owner)
+    owner.get_by_label("Player's name").fill("Ben")
+    owner.get_by_role("button", name="Invite").dblclick()
+    owner.get_by_label(f"Ben{APOS}s invitation link").first.wait_for()
+    see([owner], table.version())
+    assert len(sent) == 1, sent
+    assert table.query("board")["players"] == ["Ana", "Ben"]
+
+
+def test_an_error_from_an_earlier_move_goes_once_the_board_changes(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    table = open_campaign(http, players=("Ana", "Ben"))
+    ana = open_page(table, table.tokens[1])
+    ana.get_by_role("button", name="Say it (narration only)").click()
+    assert ana.text_content("#move-error") == "Write the narration first."
+    table.play("", c.FrameScene(seat=2, text="The harbor at midnight"))
+    see([ana], table.version())
+    assert ana.text_content("#move-error") == ""
