@@ -523,7 +523,12 @@
       $("live").className = "live off";
     };
     source.onmessage = (message) => {
-      const data = JSON.parse(message.data);
+      // Every message is a JSON object; anything else is not ours to read. The server's
+      // keep-alive (a comment) came with an empty data line, which the browser dispatches as
+      // an empty message: JSON.parse threw every 15 s.
+      let data = null;
+      try { data = JSON.parse(message.data); } catch (e) { return; }
+      if (data === null || typeof data !== "object") return;
       if (data.type === "board") {
         S.board = data.board;
         S.version = data.version;

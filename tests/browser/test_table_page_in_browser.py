@@ -1,7 +1,7 @@
 """The table page, one behaviour at a time, where playing the demo's whole scene
 (``test_play_in_browser.py``) would be the long way round: a move's button clicked twice, an
-error that outlives its move. Real Chromium, a real server; each campaign is set up over HTTP,
-and the page under test does the rest.
+error that outlives its move, a keep-alive on the live stream. Real Chromium, a real server;
+each campaign is set up over HTTP, and the page under test does the rest.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from domain.capes import commands as c
 pytestmark = pytest.mark.browser
 
 #: Opens a campaign's table with a token (a seat's, the owner's), in a browser context of its own.
-Opener = Callable[[Table, str], Any]
+Opener = Callable[..., Any]
 
 
 @pytest.fixture
@@ -42,12 +42,15 @@ def http(run: Run) -> Iterator[httpx.Client]:
 
 @pytest.fixture
 def open_page(browser: Any, run: Run) -> Iterator[Opener]:
-    """``open_page(table, token)``: the table's page as its invitation link opens it."""
+    """``open_page(table, token)``: the table's page as its invitation link opens it (with
+    ``prepare(page)`` done first, if given)."""
     contexts: list[Any] = []
 
-    def opened(table: Table, token: str) -> Any:
+    def opened(table: Table, token: str, prepare: Callable[[Any], None] | None = None) -> Any:
         contexts.append(new_context(browser, run))
         page = watch(contexts[-1].new_page())
+        if prepare:
+            prepare(page)
         open_table(page, f"{run.base}/play/{table.campaign_id}#token={token}")
         return page
 
@@ -145,3 +148,26 @@ def test_an_error_from_an_earlier_move_goes_once_the_board_changes(
     table.play("", c.FrameScene(seat=2, text="The harbor at midnight"))
     see([ana], table.version())
     assert ana.text_content("#move-error") == ""
+
+
+
+def test_a_keep_alive_on_the_live_stream_leaves_no_error_in_the_page(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    table = open_campaign(http, players=("Ana",))
+    console: list[str] = []
+
+    def stream_first(page: Any) -> None:
+        """The stream's first answer is a keep-alive as it used to reach the browser (a comment
+        and an empty data line, which EventSource hands over as a message with empty data) and a
+        message that is not JSON; then it ends, and the page reconnects to the real stream."""
+        page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+        page.route("**/events/stream?*", lambda route: route.fulfill(
+            status=200, content_type="text/event-stream",
+            body="retry: 100\n\n: keep-alive\r\ndata: \r\n\r\ndata: not JSON\n\n"), times=1)
+
+    ana = open_page(table, table.tokens[1], stream_first)
+    ana.wait_for_function("document.body.dataset.reconnected"
+                          " && document.getElementById('live').textContent === 'live'")
+    assert not ana.errors, ana.errors
+    assert not console, console
