@@ -16,6 +16,13 @@
   const BASE = `/campaigns/${ID}`;
   const TOKEN = Capes.token(ID);
   const RECORD_MOVES = new Set(["vote", "withdraw_dispute"]);
+  /* A new invitation link pasted into this tab changes only the fragment, and the browser does
+     not load the page again: the old token stayed, and with it "This link no longer works".
+     Capes.token keeps the new one; the page then loads again with it, since who this is, the
+     stream's cookie and every form drawn belong to the token. */
+  window.addEventListener("hashchange", () => {
+    if (Capes.token(ID) !== TOKEN) location.reload();
+  });
   const RECORD_EVENTS = new Set(["TableOptionsSet", "Undone", "DisputeOpened", "DisputeVoted",
     "DisputeSettled", "Rewound", "ForkMade", "ForkedFrom", "DiceCommitted", "SeatSeedAdded",
     "SeedsClosed", "DiceRevealed", "ImportedFrom"]);

@@ -1,7 +1,8 @@
 """The table page, one behaviour at a time, where playing the demo's whole scene
 (``test_play_in_browser.py``) would be the long way round: a move's button clicked twice, an
-error that outlives its move, a keep-alive on the live stream. Real Chromium, a real server;
-each campaign is set up over HTTP, and the page under test does the rest.
+error that outlives its move, a keep-alive on the live stream, a new invitation link pasted
+into the tab of the old one. Real Chromium, a real server; each campaign is set up over HTTP,
+and the page under test does the rest.
 """
 
 from __future__ import annotations
@@ -171,3 +172,32 @@ def test_a_keep_alive_on_the_live_stream_leaves_no_error_in_the_page(
                           " && document.getElementById('live').textContent === 'live'")
     assert not ana.errors, ana.errors
     assert not console, console
+
+
+def test_a_new_link_pasted_into_the_tab_of_the_old_one_opens_the_table(
+    run: Run, http: httpx.Client, open_page: Opener
+) -> None:
+    table = open_campaign(http, players=("Ana", "Ben"))
+    ben = open_page(table, table.tokens[2])
+    # Ben's link is lost: the owner gives him a new one, and his tab's stops working.
+    issued = http.post(table.url("/seats/2/token"), headers=table.as_owner())
+    assert issued.is_success, issued.text
+    token = issued.json()["token"]
+    ben.reload()
+    ben.locator("#fatal").wait_for()
+    assert "no longer works" in ben.text_content("#fatal")
+    # He pastes the new link into that tab: the same address but for its fragment, so the
+    # browser does not load the page again by itself.
+    ben.goto(f"{run.base}/play/{table.campaign_id}#token={token}")
+    ben.wait_for_function("document.getElementById('live').textContent === 'live'")
+    assert not ben.is_visible("#fatal")
+    assert ben.text_content("#who") == "You are Ben (seat 2)"
+    assert ben.evaluate(
+        "sessionStorage.getItem('capes:token:' + document.body.dataset.campaign)") == token
+    assert "#token=" not in ben.url, "the token stays out of the address bar"
+    # A fragment that holds no token (the "Go to your moves" link) loads nothing again.
+    ben.evaluate("window.notReloaded = true")
+    ben.get_by_role("link", name="Go to your moves").click()
+    ben.wait_for_url("**#moves-title")
+    assert ben.evaluate("window.notReloaded === true")
+    assert not ben.errors, ben.errors
