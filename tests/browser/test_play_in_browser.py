@@ -366,6 +366,13 @@ def dispute_and_vote(table: Table) -> None:
     click_and_wait(ana, ana.get_by_role("button", name="Open the dispute"))
     table.settle(ana)
     assert "No seagull flies in this storm" in cleo.text_content("#dispute")
+    # R-REC-2: the game waits for the dispute; no page says it is anyone's move, and the
+    # status names who must still vote.
+    for page in table.pages:
+        page.locator("#status .dispute").wait_for()
+        status = page.text_content("#status")
+        assert "The table waits for dispute #" in status and "your move" not in status
+    assert "must still vote" in ben.text_content("#status")
     vote = ben.get_by_role("button", name="Vote to uphold (rewind)")
     click_and_wait(ben, vote)
     table.settle(ben)
