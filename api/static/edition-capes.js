@@ -333,5 +333,9 @@ Capes.editions.capes = (T) => {
   /* Table talk on its own: the ``narrate`` command. */
   const say = (text) => ({ type: "narrate", text });
 
-  return { MOVES, options, strings, fill, choiceText, renderBoard, renderLedgers, renderCharacters, summary, say };
+  /* Moves any seat may make while the table waits for someone else (R-CONF-3 a veto, R-DEAD-1 a
+     deadlock): offered in "Your moves", never "your move" in the status. */
+  const ASIDE = new Set(["veto", "declare_deadlock"]);
+
+  return { MOVES, ASIDE, options, strings, fill, choiceText, renderBoard, renderLedgers, renderCharacters, summary, say };
 };

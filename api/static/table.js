@@ -65,6 +65,7 @@
     S, $, el, call, send, postCommand, player, charName, human, myLedger, drivesTable, die, problemText,
   });
   const MOVES = E.MOVES;
+  const ASIDE = E.ASIDE || new Set();
 
   /* The page sends one command at a time, and takes the next once it shows the board the last
      one made. A command sent meanwhile is ignored: a double click on a move's button sent it
@@ -227,7 +228,9 @@
 
   function renderStatus() {
     const b = S.past ? S.past.board : S.board;
-    const waits = Object.entries(b.waiting_for).map(([seat, moves]) => [Number(seat), moves]);
+    // Whom the table waits for: a seat whose only moves are aside ones (a veto) is not.
+    const waits = Object.entries(b.waiting_for).map(([seat, moves]) => [Number(seat), moves])
+      .filter(([, moves]) => moves.some((m) => !ASIDE.has(m)));
     const mine = waits.find(([seat]) => seat === S.me.seat);
     const status = $("status");
     status.replaceChildren();

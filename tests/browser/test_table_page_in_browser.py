@@ -151,6 +151,29 @@ def test_an_error_from_an_earlier_move_goes_once_the_board_changes(
     assert ana.text_content("#move-error") == ""
 
 
+def test_a_seat_that_may_only_veto_is_not_told_it_is_its_move(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """R-CONF-3: after Ana's turn made an Event, anyone may veto it before Ben's turn starts;
+    the table waits for Ben, and Ana's page says so, with the veto still among her moves."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    for seat, name in ((1, "Nightjar"), (2, "Reyes")):
+        table.play("", c.CreateCharacter(seat=seat, name=name, build=NIGHTJAR_BUILD))
+    table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
+    for move in (c.ChooseCharacter(seat=1, character=1), c.PassClaiming(seat=1),
+                 c.ChooseCharacter(seat=2, character=2)):
+        table.play("", move)
+    for seat in (2, 1, 2):
+        table.play("", c.PassClaiming(seat=seat))
+    table.play("", c.StartTurn(seat=1, character=1))
+    table.play("", c.CreateConflict(seat=1, kind="event", text="The bridge collapses"))
+    table.play("", c.EndTurn(seat=1))
+    assert table.query("board")["waiting_for"]["1"] == ["veto"]
+    ana = open_page(table, table.tokens[1])
+    status = ana.text_content("#status")
+    assert "your move" not in status and "Waiting for Ben" in status, status
+    assert ana.locator("form[data-move=veto]").count() == 1
+
 
 def test_a_keep_alive_on_the_live_stream_leaves_no_error_in_the_page(
     http: httpx.Client, open_page: Opener
