@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from ..errors import ChoiceRequired, InvalidReference, NotPermitted, RuleViolation
+from ..errors import ChoiceRequired, DomainError, InvalidReference, NotPermitted, RuleViolation
 from ..shared import can_roll, is_blocking, is_fair
 from .commands import EndAction, KeepRoll, PassReaction, React, RollAbility, StartAction, TurnBack
 from .debt import stake_events
@@ -288,8 +288,11 @@ def _react(command: React, state: CampaignState) -> Iterable[Event]:
     if command.stake:
         # C-REACT-3: a stake just before the reaction roll.
         target = complication(state, command.stake_on or window.complication)
-        events.extend(stake_events(state, who, target, command.stake, command.stake_drive,
-                                   field="stake_drive"))
+        try:
+            events.extend(stake_events(state, who, target, command.stake, command.stake_drive,
+                                       field="stake_drive"))
+        except ChoiceRequired as choice:
+            raise _asked_last(command, state, choice) from None
     later = after(state, events)
     who = later.characters[who.id]
     ability, costs = use(who, command.ability, command.drive, reaction=True)
@@ -297,6 +300,24 @@ def _react(command: React, state: CampaignState) -> Iterable[Event]:
     die = _die(later, window.complication, window.die)
     events.append(_rolled(command, window.complication, die, ability, who, "C-REACT-1", True))
     return events
+
+
+def _asked_last(command: React, state: CampaignState,
+                choice: ChoiceRequired) -> DomainError:
+    """Choices come last (docs/rules.md, "Refusals"): the stake's Drive is asked only when the
+    reaction is legal with one of the Drives offered; else the refusal it gets with the first.
+    """
+    refusals: list[RuleViolation] = []
+    for drive in choice.choices:
+        try:
+            _react(msgspec.structs.replace(command, stake_drive=str(drive)), state)
+        except ChoiceRequired:  # another choice (a RuleViolation too), asked after this one
+            pass
+        except RuleViolation as refused:
+            refusals.append(refused)
+            continue
+        return choice
+    return refusals[0]
 
 
 @handle.register

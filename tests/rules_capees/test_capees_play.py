@@ -213,6 +213,18 @@ def test_a_reacting_stake_asks_for_its_own_drive_and_following_the_answer_is_acc
     assert [(s.character, s.drive, s.amount) for s in stakes] == [(t["Zip"], "Duty", 1)]
 
 
+def test_a_reaction_the_rules_refuse_is_refused_before_its_stakes_drive_is_asked() -> None:
+    """C-ABIL-5, C-ABIL-4 before C-STAKE-1's question: choices come last (docs/rules.md), so a
+    reaction with an ability that cannot serve it is refused for that, not asked which Drive
+    stakes first and refused after the answer."""
+    t, robbery = _desperate_effort_ready()
+    for ability, rule in (("Super-speed", "C-ABIL-5"),
+                          ("Mundane Tasks done Super-fast", "C-ABIL-4")):
+        error = t.refused(c.React(seat=ZIPS, character=t["Zip"], ability=ability, stake=1,
+                                  stake_on=robbery), rule)
+        assert not isinstance(error, ChoiceRequired)
+
+
 def test_a_stake_no_drive_can_make_is_refused_not_asked_about() -> None:
     """C-STAKE-1, C-STAKE-2, C-STAKE-3: with no Drive holding the Debt, or none strong enough,
     or a side that Controls, the stake is refused for that rule; the player is asked to choose
