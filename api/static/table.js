@@ -443,13 +443,25 @@
     localStorage.setItem(`capes:links:${ID}`, JSON.stringify(links));
   }
 
-  async function newLink(seat) {
+  /* An action that does not change this campaign's log (a new link, a fork), so the page
+     does not wait for a board after it: a click while it is on its way is ignored (a double
+     click made two forks, or issued a link and at once revoked it for another). */
+  function oneAtATime(action) {
+    let running = false;
+    return async (...args) => {
+      if (running) return;
+      running = true;
+      try { await action(...args); } finally { running = false; }
+    };
+  }
+
+  const newLink = oneAtATime(async (seat) => {
     try {
       const issued = await call("POST", `/seats/${seat}/token`);
       saveLink(seat, issued.token);
       renderOwner();
     } catch (err) { $("invite-error").textContent = problemText(err); }
-  }
+  });
 
   function copy(id) {
     const input = $(id);
@@ -582,7 +594,7 @@
   }
   $("back-to-now").addEventListener("click", backToNow);
 
-  $("fork-here").addEventListener("click", async () => {
+  $("fork-here").addEventListener("click", oneAtATime(async () => {
     try {
       const forked = await call("POST", "/forks", { version: S.past.version });
       const url = `/play/${forked.campaign_id}#token=${forked.owner_token}`;
@@ -590,7 +602,7 @@
       $("fork-result").replaceChildren(el("a", { href: url, target: "_blank", rel: "noreferrer noopener", id: "fork-link" },
         `Open the fork (from event #${forked.version}) as its owner`));
     } catch (err) { $("record-error").textContent = problemText(err); }
-  });
+  }));
 
   $("verify").addEventListener("click", async () => {
     const out = $("verify-result");

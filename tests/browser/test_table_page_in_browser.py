@@ -139,6 +139,22 @@ def test_a_double_click_on_invite_seats_the_player_once(
     assert table.query("board")["players"] == ["Ana", "Ben"]
 
 
+def test_a_double_click_on_new_link_issues_one_link(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """A new link revokes the one before it: a double click issued two, the first revoked at
+    once. Forks are guarded the same way (``oneAtATime`` in table.js)."""
+    table = open_campaign(http, players=("Ana",))
+    owner = open_page(table, table.owner_token)
+    issued: list[str] = []
+    owner.on("request", lambda request: issued.append(request.url)
+             if request.method == "POST" and request.url.endswith("/token") else None)
+    with owner.expect_response(lambda response: response.url.endswith("/seats/1/token")):
+        owner.get_by_role("button", name="New link").first.dblclick()
+    owner.wait_for_timeout(300)  # a second request, if any, would be on its way by now
+    assert len(issued) == 1, issued
+
+
 def test_an_error_from_an_earlier_move_goes_once_the_board_changes(
     http: httpx.Client, open_page: Opener
 ) -> None:
