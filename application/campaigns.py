@@ -121,6 +121,10 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+#: Campaigns whose moves :meth:`Campaigns.disputable_moves` keeps at most.
+_MOVE_STARTS_KEPT = 10_000
+
+
 class Campaigns(Application[UUID]):
     """Campaigns of every edition, each an event stream in one store."""
 
@@ -173,6 +177,9 @@ class Campaigns(Application[UUID]):
         #: Campaigns whose log was found not to verify (see application.integrity): the first
         #: event found wrong and why. They take no command (CampaignBroken, HTTP 423).
         self.broken: dict[UUID, tuple[int, str]] = {}
+        #: By campaign: the scene's start, the log read to, the first events of its game moves
+        #: (:meth:`disputable_moves`).
+        self._move_starts: dict[UUID, tuple[int, int, tuple[int, ...]]] = {}
         #: Campaigns with a snapshot that disagrees with their log: loaded from their events
         #: alone, never from a snapshot (snapshots are a cache, not evidence).
         self.distrusted: set[UUID] = set()
@@ -441,23 +448,32 @@ class Campaigns(Application[UUID]):
 
     def disputable_moves(self, campaign: Campaign) -> tuple[int, ...]:
         """The first events of the moves a dispute may be about in ``campaign`` (R-REC-2, the
-        check of :meth:`disputed_move`), oldest first: read from the log since the scene's
-        start."""
+        check of :meth:`disputed_move`), oldest first.
+
+        Read from the log since the scene's start once, then only what came after: every
+        seat's page asks after every change (``GET /record``), and a long scene's log was read
+        whole each time. Which events start a move of the game never changes (the log only
+        grows); whether each may still be disputed (an undo, a rewind) is checked anew."""
         campaign_id, record = campaign.id, campaign.record
         if record.scene_start is None:
             return ()
+        start, read, starts = self._move_starts.get(campaign_id, (0, 0, ()))
+        if start != record.scene_start or read > campaign.version:
+            read, starts = record.scene_start - 1, ()
         found: list[int] = []
-        after = record.scene_start - 1
-        while after < record.game_version:
-            page = self.history(campaign_id, after, 1000)
+        while read < campaign.version:
+            page = self.history(campaign_id, read, 1000)
             found.extend(r.originator_version for r in page
                          if (r.command or r.originator_version) == r.originator_version
-                         and may_dispute(record, r.originator_version,
-                                         not isinstance(r.event, RecordEvent)))
-            if len(page) < 1000:
+                         and not isinstance(r.event, RecordEvent))
+            if not page:
                 break
-            after = page[-1].originator_version
-        return tuple(found)
+            read = page[-1].originator_version
+        starts += tuple(found)
+        if len(self._move_starts) >= _MOVE_STARTS_KEPT:
+            self._move_starts.clear()  # bounded: a host of many campaigns starts again
+        self._move_starts[campaign_id] = (record.scene_start, read, starts)
+        return tuple(p for p in starts if may_dispute(record, p, True))
 
     def _move(self, campaign: Campaign, position: int) -> Recorded[Any] | None:
         """The first event of the command the event at ``position`` belongs to (R-REC-2: a

@@ -101,6 +101,17 @@ def test_a_preview_is_refused_as_the_dispute_itself_would_be(client: TestClient[
         assert preview.json()["rule"] == "R-REC-2"
 
 
+def listed_as_previews_allow(client: TestClient[Any], table: Table) -> list[int]:
+    """``GET /record``'s ``disputable``, checked against a preview of every position."""
+    disputable: list[int] = table.query("record")["disputable"]
+    for position in range(1, table.version() + 1):
+        preview = client.get(table.url("/disputes/preview"), params={"position": position},
+                             headers=table.as_seat(1))
+        listed = preview.status_code == 200 and preview.json()["first"] == position
+        assert listed == (position in disputable), (position, preview.text)
+    return disputable
+
+
 def test_the_record_lists_the_moves_a_dispute_may_be_about_and_only_those(
     client: TestClient[Any],
 ) -> None:
@@ -108,14 +119,20 @@ def test_the_record_lists_the_moves_a_dispute_may_be_about_and_only_those(
     the record (the seeds closing), none before the scene: exactly those a preview allows."""
     table = at_the_first_roll(client)
     roll = table.version() - 2
-    disputable = table.query("record")["disputable"]
+    disputable = listed_as_previews_allow(client, table)
     assert disputable[-1] == roll and roll - 1 not in disputable
     assert table.version() - 3 not in disputable, "the server's own step is not a move"
-    for position in range(1, table.version() + 1):
-        preview = client.get(table.url("/disputes/preview"), params={"position": position},
-                             headers=table.as_seat(1))
-        listed = preview.status_code == 200 and preview.json()["first"] == position
-        assert listed == (position in disputable), (position, preview.text)
+
+
+def test_the_list_kept_between_reads_drops_a_move_undone(client: TestClient[Any]) -> None:
+    """R-REC-1, R-REC-2: only the log's new part is read for each ``GET /record``; a move undone
+    since the last read leaves the list all the same."""
+    table = demo_table(client)
+    play_until(table, "Reyes waves the cars off the bridge")  # Cleo has just started a turn
+    started = table.version()
+    assert started in listed_as_previews_allow(client, table)
+    assert table.send({"type": "undo"}, seat=3).status_code == 200
+    assert started not in listed_as_previews_allow(client, table)
 
 
 def test_the_owner_settles_and_sets_options_and_seats_may_not(client: TestClient[Any]) -> None:
