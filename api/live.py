@@ -20,6 +20,7 @@ of a timer per stream and wait.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 from uuid import UUID
@@ -240,11 +241,18 @@ class _LiveASGIResponse:
                     "body": b"retry: %d\r\n" % self.retry_duration})
         gone = asyncio.ensure_future(disconnected(receive))
         try:
-            await self.body(send, gone)  # until the client goes: nothing more to send
+            # Until the client goes, or the stream ends it (its token revoked).
+            await self.body(send, gone)
         except asyncio.CancelledError:
             # The server is stopping (its grace for requests under way is over): the stream
             # ends here, and the client reconnects to the next server. Not an error of the
             # application's, which the server would log with a traceback.
-            return
+            pass
         finally:
+            client_gone = gone.done()
             gone.cancel()
+        if client_gone:
+            return  # nobody to end the response for
+        with contextlib.suppress(Exception):  # a client gone meanwhile: nothing to end
+            # The response ends (a server would log "returned without completing response").
+            await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar, Union
 from uuid import UUID
@@ -14,7 +14,7 @@ from uuid import UUID
 import msgspec
 from litestar import Request, get
 from litestar.di import Provide
-from litestar.exceptions import NotFoundException, ValidationException
+from litestar.exceptions import NotAuthorizedException, NotFoundException, ValidationException
 from litestar.params import FromPath, QueryParameter
 from litestar.response import ServerSentEventMessage
 from litestar.types import Send
@@ -298,8 +298,18 @@ async def stream_events(
     start = _resume_from(request.headers.get("last-event-id", ""), after)
     await services.committer.latest(campaign_id)  # 404 before the stream starts
 
+    async def allowed() -> bool:
+        """Whether the stream's token is still the campaign's: a new link for the seat
+        revokes it, and the stream opened with it ends before it sends anything more (it
+        went on reading the table live). Known tokens are checked in memory."""
+        try:
+            await authenticate(request, campaign_id, services, query=True)
+        except NotAuthorizedException:
+            return False
+        return True
+
     async def body(send: Send, gone: asyncio.Future[None]) -> None:
-        await _follow(services, campaign_id, start, send, gone, plain, with_board)
+        await _follow(services, campaign_id, start, send, gone, plain, with_board, allowed)
 
     return LiveResponse(body, retry_duration=RECONNECT_MS)
 
@@ -337,12 +347,17 @@ class BoardMessage(msgspec.Struct, frozen=True, kw_only=True):
     board: Board
 
 
+class _Revoked(Exception):
+    """The stream's token is no longer the campaign's: the stream ends."""
+
+
 async def _follow(
     services: Services, campaign_id: UUID, last: int, send: Send, gone: asyncio.Future[None],
     plain: bool = False, with_board: bool = False,
+    allowed: Callable[[], Awaitable[bool]] | None = None,
 ) -> None:
     """Send the campaign's events after ``last``, then each command's as it is announced,
-    until the client goes (``gone``)."""
+    until the client goes (``gone``) or ``allowed`` says its token is revoked."""
     encoder = msgspec.json.Encoder()
     hub = services.live
     follower = await hub.join(campaign_id)
@@ -350,6 +365,8 @@ async def _follow(
     loop = asyncio.get_running_loop()
 
     async def write(chunk: bytes) -> None:
+        if allowed is not None and not await allowed():
+            raise _Revoked
         follower.since = loop.time()
         await send({"type": "http.response.body", "body": chunk, "more_body": True})
 
@@ -401,6 +418,8 @@ async def _follow(
                             await _board_message(services, campaign_id, last, plain, encoder))
                 elif int(final) > last:
                     behind = True
+    except _Revoked:
+        return
     finally:
         hub.leave(campaign_id, follower)
 

@@ -28,6 +28,7 @@ from helpers import (
 from stores import REDIS_URL, need_redis
 
 from api.routes.queries import KEEPALIVE_MESSAGE
+from domain.capes import commands as c
 
 
 @pytest.fixture
@@ -112,6 +113,26 @@ def test_the_stream_refuses_a_wrong_token_and_an_unknown_campaign(base_url: str)
                                 headers=table.as_seat(1) | {"Last-Event-ID": last_id})
             assert response.status_code == 400, last_id
             assert "Last-Event-ID" in response.json()["detail"]
+
+
+def test_a_stream_whose_token_is_revoked_ends_before_it_sends_anything_more(
+    base_url: str,
+) -> None:
+    """A new link for a seat revokes its old token: a stream opened with the old one ends,
+    and the table's next move does not reach it (it went on reading the table live)."""
+    with client(base_url) as http, client(base_url, read=PROMPT) as watcher:
+        table = open_campaign(http, players=["Ana", "Ben"])
+        stream = subscribe(watcher, table)  # with Ana's token
+        try:
+            messages = sse_messages(stream)
+            read_until(messages, table.version())
+            renewed = http.post(table.url("/seats/1/token"), headers=table.as_owner())
+            assert renewed.status_code in (200, 201), renewed.text
+            table.play("", c.Narrate(seat=2, text="Ana's old link must not read this"))
+            after = list(messages)  # the stream ends (a read timeout, were it still open)
+        finally:
+            stream.close()
+        assert after == []
 
 
 def test_a_quiet_streams_keep_alive_is_a_comment_that_no_page_receives_as_a_message() -> None:
