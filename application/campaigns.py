@@ -509,6 +509,12 @@ class Campaigns(Application[UUID]):
         ``ForkedFrom``; the source's log gets ``ForkMade``. Returns the fork's outcome.
         """
         source = self._load(campaign_id, version)
+        broken = self.broken.get(campaign_id)
+        if broken is not None and source.version >= broken[0]:
+            # The fork would carry the game as folded from the damaged event on, under a new
+            # chain that verifies: the damage laundered (issue 13: fork from before it).
+            raise CampaignBroken(campaign_id, broken[0], f"{broken[1]}; a fork starts before "
+                                 f"that event (version {broken[0] - 1} at most)")
         edition = get_edition(source.edition)
         fork_id = uuid4()
         name = name or f"{source.state.name} (fork at {source.version})"

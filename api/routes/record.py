@@ -217,7 +217,13 @@ class Forked(msgspec.Struct, frozen=True, kw_only=True):
 async def fork_campaign(
     campaign_id: FromPath[UUID], data: JSONBody[ForkRequest], actor: ActorDep, services: ServicesDep
 ) -> Forked:
-    """A new campaign from this one's game at ``version`` (R-REC-6); whoever forks owns it."""
+    """A new campaign from this one's game at ``version`` (R-REC-6); whoever forks owns it.
+
+    With ``CAPES_OPEN_CAMPAIGNS=host`` only the campaign's owner may: a fork is a new campaign,
+    and a seat (which anyone who knows a campaign's id can take) opened campaigns at will."""
+    if services.hosts_only and not actor.owner:
+        raise PermissionDeniedException(
+            "with CAPES_OPEN_CAMPAIGNS=host a fork, a new campaign, is the owner's to make")
     outcome = await services.call(
         operations.fork, campaign_id, data.version, name=data.name, seat=actor.seat,
         invalidates=campaign_id,  # the source campaign records ForkMade

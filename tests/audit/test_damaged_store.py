@@ -157,6 +157,13 @@ def test_a_campaign_whose_chain_does_not_verify_is_marked_and_takes_no_command(
         assert again.version() == version, "nothing is appended on a broken chain"
         verified = client.get(again.url("/verify"), headers=again.as_seat(1)).json()
         assert verified["ok"] is False
+        # A fork from the damage on would carry it under a new chain that verifies: refused,
+        # for the owner as for a seat, naming the event.
+        for body, headers in (({}, again.as_owner()), ({"version": 2}, again.as_seat(1))):
+            laundered = client.post(again.url("/forks"), json=body, headers=headers)
+            assert laundered.status_code == 423, laundered.text
+            assert laundered.json()["position"] == 2
+            assert "version 1 at most" in laundered.json()["detail"]
         # The host forks it from before the damage: the fork plays, the source stays as it is.
         forked = client.post(again.url("/forks"), json={"version": 1}, headers=again.as_owner())
         assert forked.status_code == 201, forked.text

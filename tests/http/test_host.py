@@ -33,7 +33,26 @@ def test_the_host_may_keep_opening_campaigns_to_the_host_key(memory_env: dict[st
         assert opened.status_code == 201
         # Seats still join with the campaign id alone: the invitation.
         seats = f"/campaigns/{opened.json()['campaign_id']}/seats"
-        assert c.post(seats, json={"name": "Ana"}).status_code == 201
+        seated = c.post(seats, json={"name": "Ana"})
+        assert seated.status_code == 201
+        # A fork is a new campaign: the owner's to make, not a seat's (anyone may take a seat
+        # who knows the id, and its forks' owner tokens forked again without the key).
+        forks = f"/campaigns/{opened.json()['campaign_id']}/forks"
+        refused = c.post(forks, json={}, headers=bearer(seated.json()["token"]))
+        assert refused.status_code == 403
+        assert "CAPES_OPEN_CAMPAIGNS=host" in refused.json()["detail"]
+        owned = c.post(forks, json={}, headers=bearer(opened.json()["owner_token"]))
+        assert owned.status_code == 201, owned.text
+
+
+def test_without_the_restriction_a_seat_may_fork(memory_env: dict[str, str]) -> None:
+    """R-REC-6: whoever forks owns the fork."""
+    with client(memory_env) as c:
+        opened = c.post("/campaigns", json=CAMPAIGN).json()
+        seat = c.post(f"/campaigns/{opened['campaign_id']}/seats", json={"name": "Ana"}).json()
+        forked = c.post(f"/campaigns/{opened['campaign_id']}/forks", json={},
+                        headers=bearer(seat["token"]))
+        assert forked.status_code == 201, forked.text
 
 
 @pytest.mark.parametrize("environ, message", [
