@@ -22,6 +22,7 @@ from uuid import UUID
 import msgspec
 
 from application.campaigns import Campaigns, open_campaigns
+from application.integrity import Integrity
 from cli.arguments import campaign_arg
 from domain.editions import play_of
 from domain.errors import DomainError
@@ -35,12 +36,19 @@ def _names(app: Campaigns, campaign: UUID) -> dict[int, str]:
     return {ch.id: ch.name for ch in app.state(campaign).characters.values()}
 
 
-def _run(func: Any) -> Any:
-    """Run a subcommand body; a refusal is printed with its rule and exits 1."""
+def _run(func: Any, *, writes: bool = False) -> Any:
+    """Run a subcommand body; a refusal is printed with its rule and exits 1.
+
+    ``writes``: the body appends to the campaign's log (a command, a fork), so the log is
+    verified first, as the server does (:class:`~application.integrity.Integrity`): a log that
+    does not verify takes nothing more (the console chained new events onto a damaged log, and
+    forked the damage into a campaign that verified)."""
 
     def wrapper(args: argparse.Namespace) -> int:
         app = open_campaigns()
         try:
+            if writes:
+                Integrity(app).ensure(args.campaign)
             result: int = func(app, args)
             return result
         except DomainError as refused:
@@ -50,6 +58,11 @@ def _run(func: Any) -> Any:
             app.close()
 
     return wrapper
+
+
+def _writes(func: Any) -> Any:
+    """:func:`_run` for a body that appends to the log."""
+    return _run(func, writes=True)
 
 
 @_run
@@ -88,7 +101,7 @@ def _diff(app: Campaigns, args: argparse.Namespace) -> int:
     return 0
 
 
-@_run
+@_writes
 def _fork(app: Campaigns, args: argparse.Namespace) -> int:
     outcome = app.fork(args.campaign, args.version, name=args.name)
     print(f"forked campaign {outcome.campaign_id} from {args.campaign} at version "
@@ -98,7 +111,7 @@ def _fork(app: Campaigns, args: argparse.Namespace) -> int:
 
 
 def _record_command(build: Any) -> Any:
-    @_run
+    @_writes
     def run(app: Campaigns, args: argparse.Namespace) -> int:
         outcome = app.execute(args.campaign, build(args), narration=args.narration)
         for r in outcome.events:

@@ -19,7 +19,9 @@ from application.campaigns import Campaigns, open_campaigns
 from application.config import describe_store
 from application.credentials import OWNER, Keyring
 from application.errors import CampaignNotFound
+from application.integrity import Integrity
 from cli.arguments import campaign_arg
+from domain.errors import DomainError
 
 
 def issue_tokens(app: Campaigns, campaign_id: UUID, *, owner: bool = True,
@@ -57,13 +59,17 @@ def _tokens(args: argparse.Namespace) -> int:
     try:
         everyone = not args.owner and not args.seat
         try:
+            # Tokens are recorded in the log (R-X-REC-4): a log that does not verify takes no
+            # more (the host forks it from before the damage, `capes fork`, and issues the
+            # fork's tokens).
+            Integrity(app).ensure(args.campaign)
             issued = issue_tokens(app, args.campaign, owner=args.owner or everyone,
                                   seats=None if everyone else args.seat)
         except CampaignNotFound:
             print(f"no campaign {args.campaign} in {describe_store()}", file=sys.stderr)
             return 1
-        except ValueError as e:
-            print(e, file=sys.stderr)
+        except (ValueError, DomainError) as e:
+            print(f"refused: {e}" if isinstance(e, DomainError) else e, file=sys.stderr)
             return 1
         print(f"campaign {args.campaign} in {describe_store()}")
         print_tokens(issued)

@@ -170,6 +170,35 @@ def test_a_campaign_whose_chain_does_not_verify_is_marked_and_takes_no_command(
         assert again.version() == version
 
 
+def test_the_console_appends_nothing_to_a_log_that_does_not_verify(
+    db: Path, capsys: Any,
+) -> None:
+    """Issue 13 at the console: a command, a fork from the damage on, new tokens are refused
+    as the server refuses them (the console chained events onto a damaged log, and forked the
+    damage into a campaign that verified); a fork from before the damage is made."""
+    app, table, _ = a_table(db)
+    app.close()
+    campaign = UUID(table.campaign_id)
+    topic, state = blob(db, campaign, 2)
+    write(db, campaign, 2, topic, state.replace(b'"Ana"', b'"Eve"'))
+
+    def stored_version() -> int:
+        store = Campaigns(sqlite_env(db))
+        try:
+            return store.get(campaign).version
+        finally:
+            store.close()
+
+    version = stored_version()
+    capsys.readouterr()
+    for argv in (["undo", table.campaign_id, "--seat", "1"],
+                 ["fork", table.campaign_id], ["tokens", table.campaign_id]):
+        assert main(argv) == 1, argv
+        assert "refused: " in capsys.readouterr().err, argv
+    assert stored_version() == version, "nothing appended"
+    assert main(["fork", table.campaign_id, "--version", "1"]) == 0
+
+
 def test_an_event_that_cannot_be_decoded_is_a_423_naming_its_position(db: Path) -> None:
     app, table, tokens = a_table(db)
     campaign = UUID(table.campaign_id)
