@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
@@ -221,16 +221,17 @@ def _passed(event: SetupPassed, state: CampaignState) -> CampaignState:
 
 
 def _side(state: CampaignState, scene: Scene, character_id: int, side: Faction | None,
-          rule: str) -> Faction:
-    """C-PROM-5: the side is declared once for the scene."""
+          rule: str, sides: Sequence[Faction] = FACTIONS) -> Faction:
+    """C-PROM-5: the side is declared once for the scene; asked for among ``sides``, those
+    the move allows (a picker never offers a side the move then refuses)."""
     declared = scene.faction.get(character_id)
     if declared is not None:
         if side is not None and side != declared:
             raise RuleViolation("C-PROM-5", f"declared on the {declared} side for the scene")
         return declared
     if side is None:
-        raise ChoiceRequired(rule, "declare the character's side: hero or opponent",
-                             list(FACTIONS), "side")
+        raise ChoiceRequired(rule, "declare the character's side: "
+                             + " or ".join(sides), list(sides), "side")
     return side
 
 
@@ -285,19 +286,21 @@ def _balance(command: Balance, state: CampaignState) -> Iterable[Event]:
             and who.id not in scene.added_by_editor:
         raise RuleViolation("C-PROM-6", f"seat {narrator} narrates {who.name}: balancing uses "
                             "characters new to the scene or the Editor's own")
-    faction = _side(state, scene, who.id, command.side, "C-PROM-6")
     hero, opponent = scene.total("hero"), scene.total("opponent")
+    # The points first, the side after: choices come last (docs/rules.md, "Refusals").
+    sides: tuple[Faction, ...] = FACTIONS
     if hero == opponent == 0:
         # C-PROM-6: with both totals 0, one point to a character on each side.
         if command.points != 1:
             raise RuleViolation("C-PROM-6", "with both sides at 0, the Editor gives 1 point")
     else:
-        lower: Faction = "hero" if hero < opponent else "opponent"
-        if faction != lower:
-            raise RuleViolation("C-PROM-6", f"only the lower side ({lower}) is balanced")
+        sides = ("hero" if hero < opponent else "opponent",)
         if command.points > abs(hero - opponent):
             raise RuleViolation("C-PROM-6", f"balancing adds exactly the difference, "
                                 f"{abs(hero - opponent)}, and no more")
+    faction = _side(state, scene, who.id, command.side, "C-PROM-6", sides)
+    if faction not in sides:
+        raise RuleViolation("C-PROM-6", f"only the lower side ({sides[0]}) is balanced")
     hand_to = command.narrator if command.narrator is not None else (narrator or command.seat)
     if not 1 <= hand_to <= len(state.players):
         raise InvalidReference(f"no seat {hand_to} at this table")

@@ -8,6 +8,7 @@ from capees_helpers import ALICE, CAPS, EDITOR, JOE, ZIPS, CTable, first_scene, 
 from domain.capees import commands as c
 from domain.capees import events as e
 from domain.capees.model import Inspiration
+from domain.errors import ChoiceRequired
 
 
 def _to_prominence(t: CTable, featured: str = "Captain Liberty") -> CTable:
@@ -50,6 +51,23 @@ def test_w2_refusals() -> None:
     t.refused(c.Balance(seat=EDITOR, character=t["Minions"], points=1, side="hero"),
               "C-PROM-6")
     t.refused(c.Balance(seat=EDITOR, character=t["Zip"], points=1), "C-PROM-6")
+
+
+def test_balancing_asks_for_the_lower_side_only_and_for_the_side_last() -> None:
+    """C-PROM-6, C-PROM-5: a side left out is asked for among the sides balancing allows (the
+    lower one: the picker offered both, and the higher one was then refused), and only once
+    the points are right (choices come last)."""
+    t = _to_prominence(CTable())
+    t(c.PassSetup(seat=EDITOR), c.BuyProminence(seat=ZIPS, character=t["Zip"], side="hero"),
+      c.BuyProminence(seat=ALICE, character=t["Night Maiden"], side="hero"))
+    t(c.PassSetup(seat=JOE), c.PassSetup(seat=EDITOR))
+    asked = t.refused(c.Balance(seat=EDITOR, character=t["the robbers"], narrator=JOE),
+                      "C-PROM-6")
+    assert isinstance(asked, ChoiceRequired)
+    assert asked.field == "side" and list(asked.choices) == ["opponent"]
+    too_many = t.refused(c.Balance(seat=EDITOR, character=t["the robbers"], points=9,
+                                   narrator=JOE), "C-PROM-6")
+    assert not isinstance(too_many, ChoiceRequired)
 
 
 def test_every_player_gets_a_token_each_scene_the_editor_too() -> None:
