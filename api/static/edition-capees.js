@@ -14,6 +14,8 @@ Capes.editions.capees = (T) => {
   const mine = () => (S.board.present.length
     ? S.board.present.filter((p) => p.narrator === S.me.seat).map((p) => character(p.character))
     : S.characters.filter((c) => c.created_by === S.me.seat)).filter(Boolean);
+  /* Who narrates a character in the scene (undefined: nobody yet). */
+  const narratorOf = (id) => (S.board.present.find((p) => p.character === id) || {}).narrator;
   /* The character a form is about: its own field, else the one acting now, else my first. */
   const actor = (form) => (form && form.elements.character && form.elements.character.value
     ? character(form.elements.character.value)
@@ -36,9 +38,9 @@ Capes.editions.capees = (T) => {
       ["name", "text", "The Complication it becomes"]]],
     "capees.add_complication": ["Add a Complication", [["name", "text", "Complication"]]],
     "capees.pass_setup": ["Pass (setup)", []],
-    "capees.buy_prominence": ["Buy Prominence", [["character", "sheet", "Character"],
+    "capees.buy_prominence": ["Buy Prominence", [["character", "buyable", "Character"],
       ["points", "count", "Points (a Story Token each)", 1], ["side", "side", "Side"]]],
-    "capees.balance": ["Balance Prominence", [["character", "sheet", "Character"],
+    "capees.balance": ["Balance Prominence", [["character", "balanceable", "Character"],
       ["points", "count", "Points", 1], ["side", "side", "Side"], ["narrator", "seat", "Narrated by"]]],
     "capees.end_scene": ["End the scene", []],
     "capees.claim": ["Claim a Complication", [["character", "mine", "Character"], complicationField]],
@@ -78,8 +80,15 @@ Capes.editions.capees = (T) => {
         return [["", "(ask me)"], ...S.characters.filter((x) => x.hero).map((x) => [x.id, x.name])];
       case "absent":
         return [["", "(the acting character)"], ...S.characters.filter((x) => !x.hero && x.drives.length).map((x) => [x.id, x.name])];
-      case "sheet":
-        return S.characters.filter((x) => x.drives.length).map((x) => [x.id, x.name]);
+      case "buyable":
+        // C-PROM-3, C-NPC-1: my own hero or a non-hero with a full sheet, not narrated by
+        // another seat this scene.
+        return S.characters.filter((x) => x.drives.length && (!x.hero || x.created_by === S.me.seat)
+          && [undefined, S.me.seat].includes(narratorOf(x.id))).map((x) => [x.id, x.name]);
+      case "balanceable":
+        // C-PROM-6, C-NPC-1: non-heroes with a full sheet (who narrates them is the server's
+        // to check: the Editor's own additions may be narrated by another seat).
+        return S.characters.filter((x) => !x.hero && x.drives.length).map((x) => [x.id, x.name]);
       case "mine":
         return mine().map((x) => [x.id, x.name]);
       case "acting":
@@ -98,10 +107,14 @@ Capes.editions.capees = (T) => {
       }
       case "drive":
         return [ASK, ...(who ? who.drives.map((d) => [d.name, `${d.name} (Debt ${d.debt})`]) : [])];
-      case "ability":
-        return who ? who.abilities.map((a) => [a.name,
+      case "ability": {
+        // C-ABIL-5: Tropes serve reactions only, and only Tropes do; C-ABIL-4: Blocked, or
+        // used this page, shown but not chosen.
+        const reaction = form && form.dataset.move === "capees.react";
+        return who ? who.abilities.filter((a) => (a.type === "trope") === reaction).map((a) => [a.name,
           `${a.name} (${a.type} ${a.rating}${a.super ? ", super" : ""})`,
-          who.blocked.includes(a.name)]) : [];
+          who.blocked.includes(a.name) ? "blocked" : who.used.includes(a.name) ? "used this page" : false]) : [];
+      }
       default:
         return [];
     }

@@ -117,8 +117,10 @@
      ``options(kind, form)``. ``action`` (if any) runs instead of sending the command. */
   function fillSelect(select, kind, form) {
     const before = select.value;
+    // An option's third item: false, or why it may not be chosen (true: "blocked").
     select.replaceChildren(...E.options(kind, form).map(([v, label, disabled]) =>
-      el("option", { value: v, disabled: !!disabled }, label + (disabled ? " (blocked)" : ""))));
+      el("option", { value: v, disabled: !!disabled },
+        label + (disabled ? ` (${disabled === true ? "blocked" : disabled})` : ""))));
     if ([...select.options].some((o) => o.value === before)) select.value = before;
   }
 

@@ -79,6 +79,11 @@ class Table:
         if narration:
             page.fill("#narration", narration)
         form = page.locator(f'form[data-move="{kind}"]')
+        if kind in ("capees.roll_ability", "capees.react"):
+            # C-ABIL-5: a reaction's list holds the Tropes only, an action's none of them.
+            listed = form.locator("[name=ability] option").all_text_contents()
+            assert listed and all(("(trope " in x) == (kind == "capees.react") for x in listed), \
+                listed
         picks = {name: self.label(name, value) for name, value in fields.items()
                  if name in PICKED}
         for name, value in fields.items():
