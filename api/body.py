@@ -19,7 +19,9 @@ from litestar import Request
 from litestar.exceptions import ValidationException
 from litestar.types import Empty
 
-_AT = re.compile(r" - at `\$\.?([^`]*)`$")
+#: Where msgspec says the error is; a dict's key (a Drive's name) is "at `key` in `$.…`",
+#: named by its dict.
+_AT = re.compile(r" - at (?:`key` in )?`\$\.?([^`]*)`$")
 
 
 @cache

@@ -145,9 +145,10 @@ class Table:
 
 
 def open_campaign(client: Client, name: str = "Harbor City", starting_tokens: int = 0,
-                  players: Sequence[str] = ()) -> Table:
-    """Open a campaign over HTTP and seat ``players`` (seats 1, 2, …)."""
-    response = client.post("/campaigns", json={"name": name, "starting_tokens": starting_tokens})
+                  players: Sequence[str] = (), edition: str = "capes") -> Table:
+    """Open a campaign of ``edition`` over HTTP and seat ``players`` (seats 1, 2, …)."""
+    response = client.post("/campaigns", json={"name": name, "starting_tokens": starting_tokens,
+                                               "edition": edition})
     assert response.status_code == 201, response.text
     opened = response.json()
     table = Table(client, opened["campaign_id"], opened["owner_token"])

@@ -105,6 +105,33 @@ def test_control_characters_in_names_are_a_400_naming_the_field(
     assert table.version() == 3  # created, Ana seated and her token recorded
 
 
+@pytest.mark.parametrize("bad", ["a\u0000b", "esc\u001b[2J", "del\u007f", "c1\u0085"])
+def test_control_characters_in_capees_names_are_a_400_naming_the_field(
+    client: TestClient[Any], bad: str
+) -> None:
+    """Every name of CAPEES! (a character's, an ability's, a Drive's, a Complication's) is
+    refused as edition ``capes``'s are, before any rule is asked."""
+    table = open_campaign(client, players=["Ana"], edition="capees")
+    version = table.version()
+    for command, key in (
+        ({"name": bad}, "command.name"),
+        ({"name": "Silverstar", "drives": {bad: 2}}, "command.drives"),
+        ({"name": "Silverstar", "abilities": [{"name": bad, "type": "power", "rating": 3}]},
+         "command.abilities[0].name"),
+    ):
+        refused(send(table, {"type": "capees.create_character", **command}), key)
+    for command, key in (
+        ({"type": "capees.add_complication", "name": bad}, "command.name"),
+        ({"type": "capees.use_inspiration", "inspiration": 1, "name": bad}, "command.name"),
+        ({"type": "capees.roll_ability", "ability": bad, "complication": 1, "die": 1},
+         "command.ability"),
+        ({"type": "capees.check_claim", "complication": 1, "replacement": bad},
+         "command.replacement"),
+    ):
+        refused(send(table, command), key)
+    assert table.version() == version
+
+
 @pytest.mark.parametrize("bad", ["a\u0000b", "bell\u0007", "esc\u001b[2J"])
 def test_control_characters_in_narration_and_prose_are_a_400(table: Table, bad: str) -> None:
     version = table.version()
