@@ -40,6 +40,20 @@ def _integers(axes: Any) -> None:
     axes.yaxis.set_major_locator(MaxNLocator(integer=True))
 
 
+def _legend(axes: Any, entries: list[tuple[Any, str]], **options: Any) -> None:
+    """A legend of ``entries`` (an artist and its label) whose labels are plain text.
+
+    A label holding a player's name is theirs to choose: matplotlib would parse ``$…$`` in it
+    as mathtext (a malformed formula raised ValueError, a 500) and leave out a label starting
+    with ``_``. The entries are passed explicitly (none left out) and their texts told not to
+    parse math: per text, since ``rcParams`` is shared by the threads that draw charts.
+    """
+    legend = axes.legend([artist for artist, _ in entries], [label for _, label in entries],
+                         **options)
+    for text in legend.get_texts():
+        text.set_parse_math(False)
+
+
 def _empty(axes: Any, text: str) -> None:
     axes.text(0.5, 0.5, text, ha="center", va="center", transform=axes.transAxes)
     axes.set_axis_off()
@@ -68,16 +82,18 @@ def _dice(a: Analytics, axes: Any) -> None:
         ("all rolls", dice.overall.faces, dice.overall.rolls)]
     width = 0.8 / len(series)
     faces = range(1, FACES + 1)
+    entries: list[tuple[Any, str]] = []
     for i, (label, counts, rolls) in enumerate(series):
         xs = [f - 0.4 + width * (i + 0.5) for f in faces]
-        bars = axes.bar(xs, counts, width,
-                        label=f"{label} ({rolls} roll{'s' if rolls != 1 else ''})")
+        bars = axes.bar(xs, counts, width)
+        entries.append((bars, f"{label} ({rolls} roll{'s' if rolls != 1 else ''})"))
         if rolls:
             # Fair for this series: its own rolls spread evenly, a mark over each of its bars.
             axes.hlines([rolls / FACES] * FACES, [x - width / 2 for x in xs],
                         [x + width / 2 for x in xs], colors=bars.patches[0].get_facecolor(),
-                        linestyles="dashed", linewidth=1.5, label="_fair")
-    axes.plot([], [], color="grey", linestyle="--", label="fair: each player's rolls / 6")
+                        linestyles="dashed", linewidth=1.5)
+    fair = axes.plot([], [], color="grey", linestyle="--")
+    entries.append((fair[0], "fair: each player's rolls / 6"))
     overall = dice.overall
     if overall.rolls < FEW_ROLLS:
         judged = f"too few to judge fairness (a chi-square needs {FEW_ROLLS}+)"
@@ -90,7 +106,7 @@ def _dice(a: Analytics, axes: Any) -> None:
     axes.set_xticks(list(faces))
     axes.set_xlabel("face")
     axes.set_ylabel("rolls")
-    axes.legend(fontsize="small")
+    _legend(axes, entries, fontsize="small")
 
 
 def _balances(a: Analytics, axes: Any, field: str, title: str, unit: str) -> None:
@@ -104,13 +120,16 @@ def _balances(a: Analytics, axes: Any, field: str, title: str, unit: str) -> Non
     # Equal lines would hide each other: each player's is nudged sideways a little and has a
     # marker and a line style of its own.
     step = min(0.08, 0.5 / max(len(seats), 1))
+    entries: list[tuple[Any, str]] = []
     for i, seat in enumerate(seats):
         shift = (i - (len(seats) - 1) / 2) * step
-        axes.step([page + shift for page in pages],
-                  [getattr(b, field).get(seat, 0) for b in balances], where="post",
-                  marker=MARKERS[i % len(MARKERS)],
-                  linestyle=LINESTYLES[i % len(LINESTYLES)], linewidth=1.5, markersize=6,
-                  alpha=0.85, label=names.get(seat, f"seat {seat}"))
+        name = names.get(seat, f"seat {seat}")
+        lines = axes.step([page + shift for page in pages],
+                          [getattr(b, field).get(seat, 0) for b in balances], where="post",
+                          marker=MARKERS[i % len(MARKERS)],
+                          linestyle=LINESTYLES[i % len(LINESTYLES)], linewidth=1.5,
+                          markersize=6, alpha=0.85, label=name)
+        entries.append((lines[0], name))
     _integers(axes)
     axes.set_xticks(pages)
     top = max((getattr(b, field).get(seat, 0) for b in balances for seat in seats), default=0)
@@ -118,7 +137,7 @@ def _balances(a: Analytics, axes: Any, field: str, title: str, unit: str) -> Non
     axes.set_title(title)
     axes.set_xlabel("page")
     axes.set_ylabel(unit)
-    axes.legend(fontsize="small", ncols=min(len(seats), 4), loc="upper left")
+    _legend(axes, entries, fontsize="small", ncols=min(len(seats), 4), loc="upper left")
 
 
 def _tokens(a: Analytics, axes: Any) -> None:

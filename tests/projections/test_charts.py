@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
+import msgspec
 import pytest
 
 from application.campaigns import Campaigns
@@ -15,7 +16,7 @@ from application.config import persistence_env
 from application.dice import ScriptedDice
 from cli.demo import DEMO_DICE, play_demo
 from projections.analytics import FACES, Analytics
-from projections.charts import CHARTS, FEW_ROLLS, figure_of
+from projections.charts import CHARTS, FEW_ROLLS, chart, figure_of
 from projections.service import ReadModels
 
 
@@ -92,3 +93,24 @@ def test_a_forks_players_are_named_in_its_charts(demo: Any) -> None:
         labels = [t.get_text() for axes in figure.axes if axes.get_legend()
                   for t in axes.get_legend().get_texts()]
         assert not any(label.startswith("seat ") for label in labels), (name, labels)
+
+
+def renamed(figures: Analytics, names: tuple[str, ...]) -> Analytics:
+    """``figures`` with its players renamed ``names``, in seat order."""
+    players = tuple(msgspec.structs.replace(p, name=n)
+                    for p, n in zip(figures.dice.by_player, names, strict=True))
+    return msgspec.structs.replace(
+        figures, dice=msgspec.structs.replace(figures.dice, by_player=players))
+
+
+@pytest.mark.parametrize("name", ["dice", "tokens", "debt"])
+def test_players_names_are_drawn_as_plain_text_in_every_legend(demo: Any, name: str) -> None:
+    """A name is the player's to choose: ``$…$`` in it is no formula (a malformed one made the
+    chart a 500) and a leading ``_`` does not leave the player out of the legend."""
+    names = ("Eve $\\frac{$ x", "_Ben", "$x^2$")
+    figures = renamed(analytics(demo), names)
+    assert chart(figures, name).startswith(b"\x89PNG")
+    texts = figure_of(figures, name).axes[0].get_legend().get_texts()
+    shown = [t.get_text() for t in texts if not t.get_text().startswith("fair")]
+    assert [label.split(" (")[0] for label in shown] == list(names)
+    assert not any(t.get_parse_math() for t in texts)
