@@ -118,14 +118,27 @@ def undecodable(_: Request[Any, Any, Any], error: EventDecodeError) -> Response[
                    "or fork the campaign before that event", position=error.originator_version)
 
 
-def http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[dict[str, Any]]:
+def without_query(detail: str, request: Request[Any, Any, Any]) -> str:
+    """``detail`` without the query string of ``request``.
+
+    Litestar's validation message names the URL asked ("Validation failed for GET
+    /campaigns/…/events/stream?token=…&after=abc"), and the live stream and the charts take a
+    seat's token in the query string (browsers' ``EventSource`` and ``<img>`` send no header):
+    the error body would hand the token on to whatever shows or logs it.
+    """
+    query = request.url.query
+    return detail.replace(f"?{query}", "") if query else detail
+
+
+def http_error(request: Request[Any, Any, Any], error: HTTPException) -> Response[dict[str, Any]]:
     """Litestar's own errors (400 validation, 401, 403, 404, 405, 413, 429) as problems."""
     status = error.status_code
     try:
         title = HTTPStatus(status).phrase
     except ValueError:  # pragma: no cover
         title = "Error"
-    detail = error.detail if error.detail and error.detail != title else title
+    detail = without_query(error.detail, request) if error.detail else ""
+    detail = detail if detail and detail != title else title
     response = problem(status, detail, title, errors=error.extra or None)
     if error.headers:
         response.headers.update(error.headers)

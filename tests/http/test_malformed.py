@@ -149,6 +149,23 @@ def test_narration_may_hold_line_breaks_and_tabs(table: Table) -> None:
     assert response.json()["events"][0]["narration"] == said
 
 
+def test_a_parameter_that_fails_validation_is_a_400_whose_detail_holds_no_query_string(
+    table: Table,
+) -> None:
+    """The live stream takes a seat's token in the query string: an error body (which a
+    client shows or logs) must not hand it on."""
+    client: Any = table.client
+    token = table.tokens[1]
+    for response in (
+        client.get(table.url("/events/stream"), params={"token": token, "after": "abc"}),
+        client.get(table.url("/events"), params={"after": "abc", "token": token},
+                   headers=table.as_seat(1)),
+    ):
+        body = refused(response, "after")
+        assert token not in response.text
+        assert body["detail"] == f"Validation failed for GET {response.url.path}"
+
+
 def test_every_integer_of_the_api_is_bounded_to_what_the_stores_hold(
     client: TestClient[Any],
 ) -> None:
