@@ -36,6 +36,7 @@ from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote_plus
 
 from litestar import Litestar, Router
 from litestar._openapi.schema_generation import SchemaCreator
@@ -180,8 +181,27 @@ async def mark_broken(campaigns: Campaigns, message: Message, scope: Scope) -> N
         headers["Capes-Log-Broken"] = str(broken[0])
 
 
-#: ``token=…`` in a query string (the live stream's and the charts' ``?token=``).
-_QUERY_TOKEN = re.compile(r"(?i)([?&]token=)[^&#\s]*")
+#: A query string's parameter: its name as sent, then its value up to the next ``&`` (or the
+#: space ending the request target in a log line).
+_QUERY_PARAMETER = re.compile(r"(?<=[?&])([^&=\s]*)=([^&\s]*)")
+
+
+def _redacted(found: re.Match[str]) -> str:
+    """The parameter ``found`` with its value blanked if it is a ``token``.
+
+    The name is compared decoded as the server decodes it (``%74oken``, ``tok%65n`` and
+    ``token`` are one parameter to it): matching the literal ``token=`` let a token sent under
+    an encoded name into the log. Upper case is blanked too, to be safe.
+    """
+    if unquote_plus(found[1]).lower() != "token":
+        return found[0]
+    return f"{found[1]}=[redacted]"
+
+
+def redact_tokens(line: str) -> str:
+    """``line`` with the value of every query parameter named ``token`` blanked, the rest of
+    it (other parameters, the status) as it was."""
+    return _QUERY_PARAMETER.sub(_redacted, line)
 
 
 class TokensOutOfLog(logging.Filter):
@@ -193,9 +213,9 @@ class TokensOutOfLog(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.args, tuple) and record.args:
-            record.args = tuple(_QUERY_TOKEN.sub(r"\1[redacted]", a) if isinstance(a, str)
-                                else a for a in record.args)
-        record.msg = _QUERY_TOKEN.sub(r"\1[redacted]", str(record.msg))
+            record.args = tuple(redact_tokens(a) if isinstance(a, str) else a
+                                for a in record.args)
+        record.msg = redact_tokens(str(record.msg))
         return True
 
 

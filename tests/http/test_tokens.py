@@ -4,6 +4,7 @@ ever reaches the server's log."""
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from pathlib import Path
@@ -16,7 +17,7 @@ from helpers import TIMEOUT, app_client, bearer, capes_serve, demo_table, open_c
 from litestar.testing import TestClient
 from stores import MakeApp
 
-from api.app import create_app
+from api.app import TokensOutOfLog, create_app
 from application.campaigns import Campaigns
 from application.config import persistence_env
 from application.credentials import OWNER, Keyring
@@ -154,10 +155,36 @@ def test_no_token_reaches_the_servers_log(tmp_path: Path) -> None:
         assert client.get("/analytics", headers=bearer(host_key)).status_code == 200
         # A wrong token in the query string is kept out too.
         client.get(table.url("/events/stream"), params={"token": "wrong-" + seat})
+        # And one under a percent-encoded name, which the server takes as ``token``.
+        assert client.get(table.url(f"/analytics/dice.png?%74oken={seat}")).status_code == 200
     written = log.read_text()
     assert "/events/stream?token=" in written, "the access log was on"
     for secret in secrets:
         assert secret not in written
+
+
+#: ``token`` as a client may spell it in a query string: the server decodes the name.
+ENCODED_TOKEN_NAMES = ("token", "%74oken", "tok%65n", "%74%6F%6B%65%6E")
+
+
+@pytest.mark.parametrize("name", ENCODED_TOKEN_NAMES)
+def test_a_token_is_blanked_in_the_access_log_however_its_parameter_name_is_encoded(
+    name: str,
+) -> None:
+    """The server takes ``?%74oken=`` as ``?token=``: the access log's filter matched only the
+    literal ``token=`` and wrote such a token out. The rest of the line is kept."""
+    with app_client({"CAPES_DB": ":memory:"}) as client:
+        table = open_campaign(client, players=["Ana"])
+        accepted = client.get(table.url("/analytics/dice.png") + f"?{name}={table.tokens[1]}")
+        assert accepted.status_code == 200, "the server took it as the seat's token"
+    path = f"/campaigns/x/analytics/dice.png?after=2&{name}=s3cret&Token=s3cret&tokens=kept"
+    record = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 0,
+                               '%s - "%s %s HTTP/%s" %d',
+                               ("127.0.0.1:5000", "GET", path, "1.1", 200), None)
+    assert TokensOutOfLog().filter(record)
+    assert record.getMessage() == (
+        f'127.0.0.1:5000 - "GET /campaigns/x/analytics/dice.png?after=2&{name}=[redacted]'
+        '&Token=[redacted]&tokens=kept HTTP/1.1" 200')
 
 
 def age(keyring: Keyring, campaign: Any, share: float) -> None:
