@@ -14,6 +14,7 @@ plain dict that is handed to the application's constructor, so nothing else in t
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Mapping
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -144,9 +145,11 @@ def check_store(environ: Mapping[str, str] | None = None) -> None:
     """Fail fast, in one line, when the store named in ``environ`` cannot be used.
 
     Raises :class:`SettingError` naming the setting and its value: an SQLite file in a folder
-    that does not exist (or is not a folder), a PostgreSQL server that does not answer within
-    :data:`CHECK_TIMEOUT` seconds or refuses the connection. Without this check the store's
-    own first use fails with a traceback (SQLite) or after 30 s of retries (PostgreSQL).
+    that does not exist (or is not a folder, or where no file can be made), a file that is not
+    an SQLite database, a PostgreSQL server that does not answer within :data:`CHECK_TIMEOUT`
+    seconds or refuses the connection, a PostgreSQL schema that does not exist. Without this
+    check the store's own first use fails with a traceback (SQLite, a missing schema), or after
+    30 s of retries (PostgreSQL), or in every worker of ``capes serve`` over and over.
     """
     if environ is None:
         environ = os.environ
@@ -162,8 +165,10 @@ def check_store(environ: Mapping[str, str] | None = None) -> None:
             raise SettingError(DB, setting, f"the folder {folder} does not exist")
         if os.path.isdir(path):
             raise SettingError(DB, setting, "is a folder, not a file")
-        if not os.access(folder, os.W_OK):
+        if not _can_make_files_in(folder):
             raise SettingError(DB, setting, f"the folder {folder} is not writable")
+        if os.path.exists(path):
+            _check_sqlite_file(path, setting)
     elif module == "eventsourcing.postgres":
         import psycopg
 
@@ -174,11 +179,46 @@ def check_store(environ: Mapping[str, str] | None = None) -> None:
                                  dbname=env["POSTGRES_DBNAME"], user=env["POSTGRES_USER"],
                                  password=env["POSTGRES_PASSWORD"],
                                  connect_timeout=CHECK_TIMEOUT) as conn:
-                conn.execute("SELECT 1")
+                # eventsourcing creates tables, never the schema they go in (see the module's
+                # docstring): a missing one fails every first use, so it is named here.
+                schema = env.get("POSTGRES_SCHEMA", "public")
+                found = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s",
+                                     (schema,)).fetchone()
         except psycopg.Error as e:
             reason = " ".join(str(e).split()) or type(e).__name__
             raise SettingError(DATABASE_URL, url,
                                f"cannot connect to PostgreSQL at {where}: {reason}") from None
+        if found is None:
+            raise SettingError(DATABASE_URL, url, f"the schema {schema} does not exist in the "
+                               f"database {env['POSTGRES_DBNAME']}")
+
+
+#: The first 16 bytes of every SQLite database file (an empty file is a new database too).
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _can_make_files_in(folder: str) -> bool:
+    """Whether a file can be made in ``folder``, by making one that vanishes when closed: the
+    store makes its lock and log files there. ``os.access`` answers yes to root for any folder,
+    /proc included, where making a file still fails."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def _check_sqlite_file(path: str, setting: str) -> None:
+    """A :class:`SettingError` naming ``CAPES_DB`` when the existing file ``path`` cannot be
+    read or is not an SQLite database. The header is read from the file itself rather than
+    through sqlite3, which would wait for a writer's lock and could not tell the two apart."""
+    try:
+        with open(path, "rb") as file:
+            header = file.read(len(SQLITE_HEADER))
+    except OSError as e:
+        raise SettingError(DB, setting, f"cannot be read: {e.strerror}") from None
+    if header and header != SQLITE_HEADER:
+        raise SettingError(DB, setting, "is not an SQLite database")
 
 
 def describe_store(environ: Mapping[str, str] | None = None) -> str:

@@ -16,9 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from stores import POSTGRES_URL
 
 from application.campaigns import Campaigns
-from application.config import persistence_env
+from application.config import check_store, persistence_env
 from application.dice import ScriptedDice
 from cli.demo import DEMO_DICE, play_demo
 from cli.main import build_parser, main, workers_warnings
@@ -98,27 +99,70 @@ def test_a_parquet_export_to_a_terminal_is_refused(tmp_path: Path) -> None:
     assert b"-o FILE" in process.stderr
 
 
-@pytest.mark.parametrize("setting, value, named", [
-    ("CAPES_DB", "/nonexistent/dir/x.sqlite", "CAPES_DB=/nonexistent/dir/x.sqlite"),
+@pytest.mark.parametrize("setting, value, named, why", [
+    ("CAPES_DB", "/nonexistent/dir/x.sqlite", "CAPES_DB=/nonexistent/dir/x.sqlite",
+     "the folder /nonexistent/dir does not exist"),
+    # /proc: no file can be made there, even by root (for whom os.access says yes).
+    ("CAPES_DB", "/proc/x.sqlite", "CAPES_DB=/proc/x.sqlite", "the folder /proc is not writable"),
+    # A file of the repository (the commands run in it) that is no database.
+    ("CAPES_DB", "pyproject.toml", "CAPES_DB=pyproject.toml", "is not an SQLite database"),
     ("CAPES_DATABASE_URL", "postgresql://postgres:pw@127.0.0.1:9/test",
-     "CAPES_DATABASE_URL=postgresql://postgres:***@127.0.0.1:9/test"),
-    ("CAPES_DATABASE_URL", "mysql://db/test", "CAPES_DATABASE_URL=mysql://db/test"),
+     "CAPES_DATABASE_URL=postgresql://postgres:***@127.0.0.1:9/test", "cannot connect"),
+    ("CAPES_DATABASE_URL", "mysql://db/test", "CAPES_DATABASE_URL=mysql://db/test",
+     "must start with postgresql://"),
 ])
 @pytest.mark.parametrize("command", [["campaigns"], ["serve", "--port", "9"]])
 def test_a_misconfigured_store_fails_at_once_in_one_line_naming_it(
-    setting: str, value: str, named: str, command: list[str],
+    setting: str, value: str, named: str, why: str, command: list[str],
 ) -> None:
+    line = refused_in_one_line({setting: value}, command)
+    assert named in line and why in line, line
+    assert "pw" not in line
+
+
+def refused_in_one_line(settings: dict[str, str], command: list[str]) -> str:
+    """The one line ``capes COMMAND`` prints when it stops at once (exit status 2) under
+    ``settings`` and no other CAPES_ variable."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
-    env[setting] = value
+    env.update(settings)
     started = time.monotonic()
     process = subprocess.run([sys.executable, "-m", "cli.main", *command], cwd=ROOT, env=env,
                              capture_output=True, text=True, timeout=60)
     took = time.monotonic() - started
     assert process.returncode == 2, process.stderr
     lines = process.stderr.strip().splitlines()
-    assert len(lines) == 1 and named in lines[0], process.stderr
-    assert "pw" not in process.stderr
+    assert len(lines) == 1, process.stderr
     assert took < 5, f"{took:.1f} s"
+    return lines[0]
+
+
+def test_a_file_that_is_not_a_database_is_left_as_it_was(tmp_path: Path) -> None:
+    not_a_store = tmp_path / "notes.sqlite"
+    not_a_store.write_text("hi\n")
+    line = refused_in_one_line({"CAPES_DB": str(not_a_store)}, ["verify"])
+    assert line == f"capes: CAPES_DB={not_a_store}: is not an SQLite database"
+    assert not_a_store.read_text() == "hi\n"
+
+
+def test_an_sqlite_file_not_made_yet_is_a_new_store_and_an_empty_one_too(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    for store in (tmp_path / "new.sqlite", empty):
+        check_store({"CAPES_DB": str(store)})
+    assert not (tmp_path / "new.sqlite").exists(), "the check makes no store"
+
+
+@pytest.mark.parametrize("command", [["campaigns"], ["serve", "--workers", "2", "--port", "9"]])
+def test_a_postgresql_schema_that_does_not_exist_fails_at_once_in_one_line(
+    postgres_env: dict[str, str], command: list[str],
+) -> None:
+    """eventsourcing does not create the schema: without the check ``capes campaigns`` ended
+    in a traceback and ``capes serve --workers 2`` said it served, then its workers crashed
+    and restarted for ever."""
+    missing = f"{postgres_env['POSTGRES_SCHEMA']}_missing"
+    line = refused_in_one_line({"CAPES_DATABASE_URL": f"{POSTGRES_URL}?schema={missing}"},
+                               command)
+    assert f"the schema {missing} does not exist" in line, line
 
 
 def test_a_host_restriction_that_cannot_work_stops_capes_serve(
