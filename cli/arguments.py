@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from datetime import datetime
 from uuid import UUID
 
 
@@ -12,3 +13,16 @@ def campaign_arg(text: str) -> UUID:
         return UUID(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a campaign id: {text!r}") from None
+
+
+def zoned_time(text: str) -> datetime:
+    """An ISO time with its zone (``2026-11-22T20:00Z``, ``…+01:00``); one without is a usage
+    error, as the HTTP API refuses it: the log's times are in UTC, and a time without a zone
+    cannot be compared with them (which one it means is a guess)."""
+    try:
+        at = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO time: {text!r}") from None
+    if at.utcoffset() is None:
+        raise argparse.ArgumentTypeError(f"give the time with its zone, e.g. {text}Z")
+    return at

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -23,7 +22,7 @@ import msgspec
 
 from application.campaigns import Campaigns, open_campaigns
 from application.integrity import Integrity
-from cli.arguments import campaign_arg
+from cli.arguments import campaign_arg, zoned_time
 from domain.editions import play_of
 from domain.errors import DomainError
 from domain.record import is_reverted
@@ -140,7 +139,7 @@ def register(commands: Any) -> None:
     when = state.add_mutually_exclusive_group()
     when.add_argument("--version", type=int,
                       help="as it was after this many events (default: now)")
-    when.add_argument("--at", type=datetime.fromisoformat, help="an ISO time with its zone")
+    when.add_argument("--at", type=zoned_time, help="an ISO time with its zone")
     state.set_defaults(run=_state)
 
     changes = with_campaign("diff", "what changed between two versions")

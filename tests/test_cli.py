@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -234,3 +235,24 @@ def test_a_pace_of_the_read_models_that_is_not_seconds_is_a_usage_error_naming_i
 ) -> None:
     err = usage_error(argv, capsys)
     assert argv[2] in err and argv[3] in err
+
+
+CAMPAIGN = "0" * 32
+
+
+@pytest.mark.parametrize("at, said", [
+    ("2026-11-29T13:30:00", "argument --at: give the time with its zone"),
+    ("yesterday", "argument --at: not an ISO time: 'yesterday'"),
+])
+def test_a_time_without_its_zone_is_a_usage_error_naming_at(
+    at: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The log's times have a zone: one without could not be compared with them (it was a
+    TypeError's traceback), as the HTTP API's ``?at=`` refuses it."""
+    assert said in usage_error(["state", CAMPAIGN, "--at", at], capsys)
+
+
+def test_a_time_with_its_zone_is_taken_as_given() -> None:
+    for at in ("2026-11-29T13:30:00Z", "2026-11-29T14:30:00+01:00"):
+        args = build_parser().parse_args(["state", CAMPAIGN, "--at", at])
+        assert args.at.astimezone(UTC) == datetime(2026, 11, 29, 13, 30, tzinfo=UTC)
