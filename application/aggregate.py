@@ -29,6 +29,12 @@ class StaleSnapshot(Exception):
     """A snapshot folded by another rules version (or unreadable): replay the events instead."""
 
 
+class UnfoldableLog(ValueError):
+    """Events that no campaign's log could hold, so no game can be folded from them (an undo
+    of events that are not before it, say): an export whose chain holds but whose events were
+    written by no rules. A real error, not an assert, since ``python -O`` drops asserts."""
+
+
 class Campaign(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """A campaign at one version: its edition's state plus the stream's bookkeeping."""
 
@@ -110,6 +116,10 @@ def project_campaign(
         if isinstance(event, RecordEvent):
             rec = record_evolve(rec, version, recorded.seat, start, event)
             if isinstance(event, (Undone, Rewound)):
+                if not 1 <= event.first - 1 < version:
+                    # No game to return to: before the campaign began, or not yet folded.
+                    raise UnfoldableLog(f"event {version} reverts to before event "
+                                        f"{event.first}, which is not an event before it")
                 state = _state_at(past, event.first - 1)
                 if state is None:
                     state = game_at(aggregate.id, event.first - 1)

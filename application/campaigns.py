@@ -43,7 +43,7 @@ from domain.record.events import (
     SeedsClosed,
 )
 
-from .aggregate import Campaign, StaleSnapshot, Step, project_campaign
+from .aggregate import Campaign, StaleSnapshot, Step, UnfoldableLog, project_campaign
 from .chain import genesis, link, linked
 from .config import POSTGRES_RECORDER, persistence_env
 from .dice import DiceSource, SecretsDice
@@ -589,6 +589,9 @@ class Campaigns(Application[UUID]):
         re-derived from it; ``ImportedFrom`` then records the source, how many of its events
         were copied and the head of its verified chain, all in one transaction. A scene that
         was being played gets a fresh commitment: its seed stayed with the source.
+
+        Raises :class:`UnfoldableLog`, storing nothing, when the events make no game (a chain
+        can hold over events no rules wrote).
         """
         campaign_id = uuid4()
         previous = genesis(campaign_id)
@@ -610,12 +613,21 @@ class Campaigns(Application[UUID]):
 
         def game_at(_: UUID, version: int) -> Any:
             folded = project_campaign(None, copies[:version], game_at)
-            assert folded is not None
+            if folded is None or folded.version != version:
+                raise UnfoldableLog(f"the game after event {version} cannot be folded")
             return folded.state
 
-        base = project_campaign(None, copies, game_at)
+        try:
+            base = project_campaign(None, copies, game_at)
+        except UnfoldableLog:
+            raise
+        except Exception as e:
+            # The rules' folds trust their events (the rules decided them); events from a file
+            # were decided by no one, so any failure of the fold is the file's, not a bug here.
+            raise UnfoldableLog(f"the events cannot be folded into a game "
+                                f"({type(e).__name__}: {e})") from e
         if base is None or base.version != len(copies):
-            raise ValueError("an import needs the events of a log from position 1, in order")
+            raise UnfoldableLog("an import needs the events of a log from position 1, in order")
         edition = get_edition(base.edition)
         imported = ImportedFrom(source=source, version=base.version, chain=log[-1].chain)
         return self._append(campaign_id, base, edition, (imported,), None, "",

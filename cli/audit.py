@@ -19,6 +19,7 @@ from uuid import UUID
 
 import msgspec
 
+from application.aggregate import UnfoldableLog
 from application.audit import (
     Report,
     parse_head,
@@ -105,7 +106,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def import_file(app: Campaigns, path: Path) -> tuple[Report, UUID | None]:
-    """Verify the export at ``path`` and, only if it holds, store it under a new id."""
+    """Verify the export at ``path`` and, only if it holds, store it under a new id. Raises
+    :class:`UnfoldableLog` (nothing stored) when its chain holds but its events make no game."""
     source, log = read(path)
     report = verify(source, log)
     if not report.ok:
@@ -120,6 +122,9 @@ def _import(args: argparse.Namespace) -> int:
             report, campaign_id = import_file(app, args.file)
         except (ExportError, OSError) as e:
             print(f"cannot import {args.file}: {e}", file=sys.stderr)
+            return 1
+        except UnfoldableLog as e:
+            print(f"nothing was imported: {e}", file=sys.stderr)
             return 1
         print(report.summary())
         if campaign_id is None:

@@ -18,6 +18,7 @@ from application.audit import stored_campaign_ids, stored_entries, verify, verif
 from application.campaigns import Campaigns
 from application.transfer import COLUMNS, read
 from cli.main import main
+from domain.record.commands import Undo
 from domain.record.events import ImportedFrom
 
 
@@ -42,6 +43,16 @@ def _export(campaign: UUID, path: Path, fmt: str, capsys: Any) -> None:
     capsys.readouterr()
 
 
+def canonical(row: dict[str, Any]) -> bytes:
+    """The bytes an export's row adds to the chain, by the README's recipe ("The hash
+    chain")."""
+    hashed = {"position": row["position"], "timestamp": row["time"], "seat": row["seat"],
+              "narration": row["narration"], "schema": row["schema"],
+              "command": row["command"], "event": row["payload"]}
+    return json.dumps(hashed, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8")
+
+
 def test_an_ndjson_export_has_one_event_per_line_with_its_chain(
     store: dict[str, str], tmp_path: Path, capsys: Any,
 ) -> None:
@@ -62,12 +73,7 @@ def test_an_ndjson_export_has_one_event_per_line_with_its_chain(
         assert (row["position"], row["type"]) == (record.originator_version,
                                                   type(record.event).__name__)
         assert row["payload"]["type"] == row["type"]
-        hashed = {"position": row["position"], "timestamp": row["time"], "seat": row["seat"],
-                  "narration": row["narration"], "schema": row["schema"],
-                  "command": row["command"], "event": row["payload"]}
-        canonical = json.dumps(hashed, sort_keys=True, separators=(",", ":"),
-                               ensure_ascii=False).encode("utf-8")
-        previous = hashlib.sha256(previous + canonical).digest()
+        previous = hashlib.sha256(previous + canonical(row)).digest()
         assert previous.hex() == row["chain"] == record.chain, row["position"]
 
 
@@ -182,6 +188,40 @@ def test_a_tampered_export_is_refused_and_nothing_is_stored(
     assert stored_campaign_ids(app) == before
     app.close()
     assert main(["verify", "--file", str(path)]) == 1
+
+
+@pytest.mark.parametrize("first", [1, 0, "after it"])
+def test_an_export_whose_chain_holds_over_events_that_make_no_game_imports_nothing(
+    first: int | str, store: dict[str, str], tmp_path: Path, capsys: Any,
+) -> None:
+    """An undo of the campaign's creation, of nothing or of an event after it, chained anew so the
+    file verifies: the import refuses it in one line, without a traceback (it was an
+    ``assert``'s, which ``python -O`` would not even have stopped), and stores nothing."""
+    app = Campaigns(store)
+    campaign = new_table(app)
+    app.execute(campaign, Undo(seat=3))
+    before = stored_campaign_ids(app)
+    app.close()
+    path = tmp_path / "campaign.ndjson"
+    _export(campaign, path, "ndjson", capsys)
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    undone = next(row for row in rows if row["type"] == "Undone")
+    undone["payload"]["first"] = undone["position"] + 1 if first == "after it" else first
+    previous = campaign.bytes
+    for row in rows:
+        previous = hashlib.sha256(previous + canonical(row)).digest()
+        row["chain"] = previous.hex()
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    assert main(["verify", "--file", str(path)]) == 0, "the chain holds"
+    capsys.readouterr()
+    assert main(["import", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.startswith("nothing was imported: "), captured.err
+    assert len(captured.err.strip().splitlines()) == 1, captured.err
+    assert f"event {undone['position']} reverts" in captured.err
+    app = Campaigns(store)
+    assert stored_campaign_ids(app) == before
+    app.close()
 
 
 def test_an_export_taken_in_the_middle_of_a_scene_imports_with_fresh_dice(
