@@ -13,7 +13,7 @@ from application.records import Recorded
 from domain.editions import EDITIONS, PLAYS
 from domain.record import RECORD_EVENT_TYPES, Record, TableOptions, is_reverted
 from domain.record.commands import AddSeed, Undo, Vote, WithdrawDispute
-from domain.text import MAX_INT, line, prose
+from domain.text import MAX_INT, Name, prose
 
 
 class DisputeMove(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="open_dispute",
@@ -42,7 +42,6 @@ AnyEvent = Union[EVENT_TYPES + RECORD_EVENT_TYPES]  # type: ignore[valid-type]  
 EditionName = Literal["capes", "capees"]
 
 #: Names and narration hold no control characters (domain.text): refused with 400.
-Name = Annotated[str, line(1, 80)]
 Narration = Annotated[str, prose(0, 2000)]
 
 

@@ -42,6 +42,7 @@ from domain.record.events import (
     Rewound,
     SeedsClosed,
 )
+from domain.text import NAME_LENGTH
 
 from .aggregate import Campaign, StaleSnapshot, Step, UnfoldableLog, project_campaign
 from .chain import genesis, link, linked
@@ -517,7 +518,11 @@ class Campaigns(Application[UUID]):
                                  f"that event (version {broken[0] - 1} at most)")
         edition = get_edition(source.edition)
         fork_id = uuid4()
-        name = name or f"{source.state.name} (fork at {source.version})"
+        if not name:
+            # Cut the source's name, not the mark, to fit a name's length: a source named with
+            # all of it would give a fork a name no command, the API's included, could give.
+            mark = f" (fork at {source.version})"
+            name = source.state.name[:NAME_LENGTH - len(mark)] + mark
         events = (edition.fork_event(source.state, name),
                   ForkedFrom(source=campaign_id, version=source.version))
         with self._locks[hash(campaign_id) % _LOCK_STRIPES]:

@@ -6,6 +6,10 @@ import argparse
 from datetime import datetime
 from uuid import UUID
 
+import msgspec
+
+from domain.text import NAME_LENGTH, Name
+
 
 def campaign_arg(text: str) -> UUID:
     """A campaign's id on the command line; anything else is a usage error naming it."""
@@ -26,3 +30,14 @@ def zoned_time(text: str) -> datetime:
     if at.utcoffset() is None:
         raise argparse.ArgumentTypeError(f"give the time with its zone, e.g. {text}Z")
     return at
+
+
+def name_arg(text: str) -> str:
+    """A name as the API takes one (:data:`domain.text.Name`); anything else is a usage error
+    naming the option, where it was a name the API would refuse stored from the console."""
+    try:
+        return msgspec.convert(text, Name)
+    except msgspec.ValidationError:
+        raise argparse.ArgumentTypeError(
+            f"a name has 1 to {NAME_LENGTH} characters and no control character (a tab, a "
+            f"line break): {text!r}") from None

@@ -22,7 +22,7 @@ import msgspec
 
 from application.campaigns import Campaigns, open_campaigns
 from application.integrity import Integrity
-from cli.arguments import campaign_arg, zoned_time
+from cli.arguments import campaign_arg, name_arg, zoned_time
 from domain.editions import play_of
 from domain.errors import DomainError
 from domain.record import is_reverted
@@ -151,7 +151,8 @@ def register(commands: Any) -> None:
     fork = with_campaign("fork", "start a new campaign from this one's game at a version")
     fork.add_argument("--version", type=int,
                       help="fork the game as it was after this many events (default: now)")
-    fork.add_argument("--name", help="the fork's name (default: the campaign's, marked a fork)")
+    fork.add_argument("--name", type=name_arg,
+                      help="the fork's name (default: the campaign's, marked a fork)")
     fork.set_defaults(run=_fork)
 
     def acting(name: str, help: str, build: Any, seat: bool = True) -> argparse.ArgumentParser:

@@ -26,6 +26,12 @@ def line(min_length: int, max_length: int) -> msgspec.Meta:
                         pattern=LINE_PATTERN)
 
 
+#: The most characters a name (of a campaign, seat, character, fork…) may have.
+NAME_LENGTH = 80
+#: A name, wherever one is given: the commands, the API's bodies, the command line.
+Name = Annotated[str, line(1, NAME_LENGTH)]
+
+
 def prose(min_length: int, max_length: int) -> msgspec.Meta:
     """``msgspec.Meta`` of prose of ``min_length``..``max_length`` characters (a minimum of 0
     is left unsaid: the schema would not show it)."""

@@ -16,15 +16,19 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import msgspec
 import pytest
 from stores import POSTGRES_URL
 
 from application.campaigns import Campaigns
 from application.config import check_store, persistence_env
 from application.dice import ScriptedDice
+from cli.arguments import name_arg
 from cli.demo import DEMO_DICE, play_demo
 from cli.main import build_parser, main, workers_warnings
 from cli.projections import analytics_text
+from domain.capes.commands import CreateCampaign
+from domain.text import NAME_LENGTH, Name
 from projections.service import ReadModels
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -256,3 +260,25 @@ def test_a_time_with_its_zone_is_taken_as_given() -> None:
     for at in ("2026-11-29T13:30:00Z", "2026-11-29T14:30:00+01:00"):
         args = build_parser().parse_args(["state", CAMPAIGN, "--at", at])
         assert args.at.astimezone(UTC) == datetime(2026, 11, 29, 13, 30, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("name", ["", "a\ttab", "x" * (NAME_LENGTH + 1)])
+def test_a_fork_name_the_api_would_refuse_is_a_usage_error_naming_name(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    err = usage_error(["fork", CAMPAIGN, "--name", name], capsys)
+    assert "argument --name: a name has 1 to 80 characters" in err
+
+
+def test_a_default_fork_name_is_cut_to_fit_a_name(memory_app: Campaigns) -> None:
+    """The source's name is cut, not the fork's mark: a source named with all 80 characters
+    gave its fork a name longer than any command may give."""
+    source = memory_app.create(CreateCampaign(name="x" * NAME_LENGTH)).campaign_id
+    fork = memory_app.fork(source).campaign_id
+    name = memory_app.state(fork).name
+    assert name == "x" * (NAME_LENGTH - len(" (fork at 1)")) + " (fork at 1)"
+    assert msgspec.convert(name, Name) == name
+
+
+def test_a_fork_name_of_all_80_characters_is_taken() -> None:
+    assert name_arg("x" * NAME_LENGTH) == "x" * NAME_LENGTH

@@ -34,7 +34,7 @@ from domain.editions import play_of
 from domain.record import Record, TableOptions
 from domain.record.commands import SetTableOptions, SettleDispute
 from domain.record.model import Dispute
-from domain.text import MAX_INT, line
+from domain.text import MAX_INT, Name
 
 #: The board and the diff of the campaign's own edition (its ``edition`` says which).
 Board = Union[capes_views.Board, capees_views.Board]  # noqa: UP007
@@ -196,7 +196,7 @@ async def set_options(
 class ForkRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     #: The version to fork from (default: now).
     version: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)] | None = None
-    name: Annotated[str, line(1, 80)] | None = None
+    name: Name | None = None
 
 
 class Forked(msgspec.Struct, frozen=True, kw_only=True):

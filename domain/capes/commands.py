@@ -18,12 +18,11 @@ from typing import Annotated, ClassVar, Literal
 
 import msgspec
 
-from ..text import MAX_INT, Small, line, prose
+from ..text import MAX_INT, Name, Small, prose
 from .model import Category, ConflictKind, DriveName
 
 Seat = Annotated[int, msgspec.Meta(ge=1, le=64, description="A seat number (1 is the first)")]
 Id = Annotated[int, msgspec.Meta(ge=1, le=2**31)]
-Name = Annotated[str, line(1, 80)]
 Text = Annotated[str, prose(0, 2000)]
 Count = Annotated[int, msgspec.Meta(ge=1, le=99)]
 #: R-SCHISM-1: every side a command may name can be named; a Conflict has at most this many.
