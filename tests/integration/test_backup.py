@@ -61,9 +61,10 @@ def test_a_backup_never_overwrites_a_file_and_leaves_nothing_when_it_cannot_be_t
     assert "cannot write" in capsys.readouterr().err
     assert not nowhere.parent.exists()
 
-    not_sqlite = tmp_path / "not.sqlite"
-    not_sqlite.write_bytes(b"not a database" * 100)
-    monkeypatch.setenv("CAPES_DB", str(not_sqlite))
+    # A store that SQLite cannot read past its header: nothing written either.
+    damaged = tmp_path / "damaged.sqlite"
+    damaged.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000)
+    monkeypatch.setenv("CAPES_DB", str(damaged))
     assert main(["backup", str(tmp_path / "copy.sqlite")]) == 1
     assert "cannot back up" in capsys.readouterr().err
     assert not (tmp_path / "copy.sqlite").exists()
