@@ -43,7 +43,7 @@ Capes.editions.capees = (T) => {
     "capees.balance": ["Balance Prominence", [["character", "balanceable", "Character"],
       ["points", "count", "Points", 1], ["side", "side", "Side"], ["narrator", "seat", "Narrated by"]]],
     "capees.end_scene": ["End the scene", []],
-    "capees.claim": ["Claim a Complication", [["character", "mine", "Character"], complicationField]],
+    "capees.claim": ["Claim a Complication", [["character", "mine", "Character"], ["complication", "claimable", "Complication"]]],
     "capees.pass_claim": ["Pass (no claim)", []],
     "capees.roll_overdrawn": ["Roll for an Overdrawn Drive", [["character", "overdrawn", "Character"]]],
     "capees.start_action": ["Start an action", [["character", "acting", "Character"]]],
@@ -78,8 +78,21 @@ Capes.editions.capees = (T) => {
         return c ? c.sides.flatMap((s) => s.dice.map(([id, value]) => [id, `die ${id}: ${value} (${SIDE[s.faction]})`])) : [];
       case "hero":
         return [["", "(ask me)"], ...S.characters.filter((x) => x.hero).map((x) => [x.id, x.name])];
-      case "absent":
-        return [["", "(the acting character)"], ...S.characters.filter((x) => !x.hero && x.drives.length).map((x) => [x.id, x.name])];
+      case "absent": {
+        // C-STAKE-5, C-X-STAKE-1: only the Editor, in an opponent's action, stakes for an absent
+        // opponent: a non-hero with a sheet, not in the scene, no one's Exemplar.
+        const action = b.action ? b.present.find((p) => p.character === b.action.character) : null;
+        if (b.editor !== S.me.seat || !action || action.faction !== "opponent") return [["", "(the acting character)"]];
+        const exemplars = new Set(S.characters.flatMap((x) => x.exemplars.map((e) => e.character)));
+        return [["", "(the acting character)"], ...S.characters.filter((x) => !x.hero && x.drives.length
+          && !b.present.some((p) => p.character === x.id) && !exemplars.has(x.id)).map((x) => [x.id, x.name])];
+      }
+      case "claimable": {
+        // C-CLAIM-1: a Complication the claimer's side Controls.
+        const faction = (b.present.find((p) => p.character === (who && who.id)) || {}).faction;
+        return b.complications.filter((x) => x.controlled_by !== null && x.controlled_by === faction)
+          .map((x) => [x.id, `#${x.id} ${x.name}`]);
+      }
       case "buyable":
         // C-PROM-3, C-NPC-1: my own hero or a non-hero with a full sheet, not narrated by
         // another seat this scene.
