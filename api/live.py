@@ -33,6 +33,9 @@ from litestar.types import Receive, Scope, Send
 
 #: Seconds of quiet after which a stream sends a keep-alive comment (and reads the log).
 KEEPALIVE = 15.0
+#: Live streams one token (a seat's, the owner's) may hold open in a process
+#: (``CAPES_STREAMS_PER_TOKEN``).
+STREAMS_PER_HOLDER = 16
 #: Messages a follower keeps for a client that does not read them; past it they are dropped
 #: and the stream reads them from the log once the client has caught up (nothing is lost).
 MAX_INBOX = 256
@@ -107,10 +110,15 @@ class Room:
 class LiveHub:
     """The rooms of a process's open streams, by campaign, and their keep-alive tick."""
 
-    def __init__(self, channels: ChannelsPlugin, keepalive: float = KEEPALIVE) -> None:
+    def __init__(self, channels: ChannelsPlugin, keepalive: float = KEEPALIVE,
+                 per_holder: int = STREAMS_PER_HOLDER) -> None:
         self.channels = channels
         self.keepalive = keepalive
         self.rooms: dict[UUID, Room] = {}
+        #: Open streams by holder (campaign, seat; None: the owner), at most ``per_holder``
+        #: each (:meth:`admit`).
+        self.per_holder = per_holder
+        self.holders: dict[tuple[UUID, int | None], int] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ticker: asyncio.Task[None] | None = None
 
@@ -122,6 +130,24 @@ class LiveHub:
         room = self.rooms.get(campaign_id)
         if room is not None:
             room.push(message)
+
+    def admit(self, holder: tuple[UUID, int | None]) -> bool:
+        """Count one more stream of ``holder``, unless it has :attr:`per_holder` open already
+        (then False). Why: each stream is an open socket, and one token could hold thousands,
+        the server's open files; a player's tabs and devices need a few."""
+        open_ = self.holders.get(holder, 0)
+        if open_ >= self.per_holder:
+            return False
+        self.holders[holder] = open_ + 1
+        return True
+
+    def release(self, holder: tuple[UUID, int | None]) -> None:
+        """One stream of ``holder`` has ended."""
+        left = self.holders.get(holder, 0) - 1
+        if left > 0:
+            self.holders[holder] = left
+        else:
+            self.holders.pop(holder, None)
 
     def followers(self) -> int:
         """How many streams are open (for tests and figures)."""
@@ -215,26 +241,39 @@ class LiveResponse(ServerSentEvent):
     ``body`` in the request's own task, with one more task that waits for the client to go,
     instead of Litestar's task group and async generators."""
 
-    def __init__(self, body: Body, *, retry_duration: int) -> None:
+    def __init__(self, body: Body, *, retry_duration: int,
+                 ended: Callable[[], None] | None = None) -> None:
         super().__init__((), retry_duration=retry_duration)
         self.body = body
         self.retry_duration = retry_duration
+        #: Called once the response is over, however it ended (the stream counted: released).
+        self.ended = ended
 
     def to_asgi_response(self, *args: Any, **kwargs: Any) -> ASGIResponse:
         headers = super().to_asgi_response(*args, **kwargs)
-        return _LiveASGIResponse(headers, self.body, self.retry_duration)  # type: ignore[return-value]
+        return _LiveASGIResponse(headers, self.body, self.retry_duration,  # type: ignore[return-value]
+                                 self.ended)
 
 
 class _LiveASGIResponse:
     """The ASGI side of :class:`LiveResponse`: Litestar's start of the response (status,
     headers, cookies), then the body."""
 
-    def __init__(self, start: ASGIResponse, body: Body, retry_duration: int) -> None:
+    def __init__(self, start: ASGIResponse, body: Body, retry_duration: int,
+                 ended: Callable[[], None] | None = None) -> None:
         self.start = start
         self.body = body
         self.retry_duration = retry_duration
+        self.ended = ended
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self._respond(receive, send)
+        finally:
+            if self.ended is not None:
+                self.ended()
+
+    async def _respond(self, receive: Receive, send: Send) -> None:
         await self.start.start_response(send=send)
         # The first line of every stream, as Litestar's ServerSentEvent writes it.
         await send({"type": "http.response.body", "more_body": True,

@@ -149,6 +149,7 @@ def _listenable(host: str, port: int) -> None:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from api.app import streams_per_token
     from application.placement import ENV as PLACEMENT_ENV
     from application.placement import pin_server, placement
     from cli import writer_hub
@@ -159,6 +160,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     # The settings each worker will read, checked once here: a bad one fails in one line.
     who_opens_campaigns(os.environ)
+    streams_per_token(os.environ)
     # Each worker's writes run in a process of its own unless told otherwise (api/writer.py).
     os.environ["CAPES_WRITER"] = serve_writer(os.environ)
     try:

@@ -14,7 +14,12 @@ from uuid import UUID
 import msgspec
 from litestar import Request, get
 from litestar.di import Provide
-from litestar.exceptions import NotAuthorizedException, NotFoundException, ValidationException
+from litestar.exceptions import (
+    NotAuthorizedException,
+    NotFoundException,
+    TooManyRequestsException,
+    ValidationException,
+)
 from litestar.params import FromPath, QueryParameter
 from litestar.response import ServerSentEventMessage
 from litestar.types import Send
@@ -294,9 +299,15 @@ async def stream_events(
     sends ``{"type": "board", "version": N, "board": {...}}`` (id N, event ``board``): the
     board after event N, so a page needs no second request to redraw.
     """
-    await authenticate(request, campaign_id, services, query=True)
+    actor = await authenticate(request, campaign_id, services, query=True)
     start = _resume_from(request.headers.get("last-event-id", ""), after)
     await services.committer.latest(campaign_id)  # 404 before the stream starts
+    holder = (campaign_id, actor.seat)  # None: the owner
+    hub = services.live
+    if not hub.admit(holder):
+        raise TooManyRequestsException(
+            f"this token holds {hub.per_holder} live streams open already (CAPES_STREAMS_PER_"
+            "TOKEN): close one, another tab or device of yours", headers={"Retry-After": "5"})
 
     async def allowed() -> bool:
         """Whether the stream's token is still the campaign's: a new link for the seat
@@ -311,7 +322,7 @@ async def stream_events(
     async def body(send: Send, gone: asyncio.Future[None]) -> None:
         await _follow(services, campaign_id, start, send, gone, plain, with_board, allowed)
 
-    return LiveResponse(body, retry_duration=RECONNECT_MS)
+    return LiveResponse(body, retry_duration=RECONNECT_MS, ended=lambda: hub.release(holder))
 
 
 def _resume_from(last_id: str, after: int | None) -> int:

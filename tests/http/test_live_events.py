@@ -7,6 +7,7 @@ by the client's timeouts; the server is stopped whatever happens.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -133,6 +134,42 @@ def test_a_stream_whose_token_is_revoked_ends_before_it_sends_anything_more(
         finally:
             stream.close()
         assert after == []
+
+
+def test_a_token_holds_at_most_its_share_of_live_streams(tmp_path: Path) -> None:
+    """Each stream is an open socket: one token could hold the server's open files. Past
+    ``CAPES_STREAMS_PER_TOKEN`` a token's next stream is a 429 naming the setting; another
+    seat's token is not held back, and a stream that ends frees its place."""
+    environ = {"CAPES_DB": str(tmp_path / "live.sqlite"), "CAPES_STREAMS_PER_TOKEN": "2"}
+    with server(environ, tmp_path / "server.log") as base, client(base) as http, \
+            client(base, read=PROMPT) as watcher:
+        table = open_campaign(http, players=["Ana", "Ben"])
+        first, second = subscribe(watcher, table), subscribe(watcher, table)
+        try:
+            refused = http.get(table.url("/events/stream"), params={"token": table.tokens[1]})
+            assert refused.status_code == 429, refused.text
+            assert "CAPES_STREAMS_PER_TOKEN" in refused.json()["detail"]
+            ben = http.build_request("GET", table.url("/events/stream"),
+                                     params={"token": table.tokens[2]})
+            other = watcher.send(ben, stream=True)
+            assert other.status_code == 200
+            other.close()
+        finally:
+            first.close()
+        deadline = time.monotonic() + PROMPT
+        while True:  # the server notices the client gone at its next look
+            again = watcher.send(watcher.build_request(
+                "GET", table.url("/events/stream"), params={"token": table.tokens[1]}),
+                stream=True)
+            if again.status_code == 200 or time.monotonic() > deadline:
+                break
+            again.close()
+            time.sleep(0.1)
+        try:
+            assert again.status_code == 200
+        finally:
+            again.close()
+            second.close()
 
 
 def test_a_quiet_streams_keep_alive_is_a_comment_that_no_page_receives_as_a_message() -> None:
