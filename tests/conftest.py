@@ -12,6 +12,7 @@ so CI can never go green without having run them.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -26,6 +27,12 @@ from stores import POSTGRES_URL, MakeApp, TickingClock, conninfo, in_ci, postgre
 from application.campaigns import Campaigns
 from application.config import persistence_env
 from application.dice import SeededDice
+
+# httpx logs every request at INFO. An app made in process (TestClient) has Litestar set up
+# logging once, through a queue whose thread writes to the stderr of the test that set it up:
+# a later test's request logged there wrote to a closed capture ("--- Logging error ---" in
+# the run's output, seen in CI). The tests' requests need no log.
+logging.getLogger("httpx").setLevel(logging.WARNING)
 
 # CI replays the same examples every run (a submission must not pass or fail by chance);
 # local runs keep exploring new ones, and hypothesis keeps any failure it finds.
