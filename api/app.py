@@ -60,7 +60,6 @@ from litestar.typing import FieldDefinition
 from api import problems
 from api.body import StrictRequest
 from api.held_views import HeldViews
-from api.live import STREAMS_PER_HOLDER
 from api.routes import audit, holder, lobby, pages, play, queries, record
 from api.routes import projections as read_model_routes
 from api.services import MAX_BODY, Services, hear, provide_actor
@@ -68,7 +67,7 @@ from api.writer import RemoteWriter
 from application.campaigns import Campaigns, open_campaigns
 from application.collector import Collector
 from application.committer import Committer
-from application.config import SettingError, who_opens_campaigns, writer_mode
+from application.config import streams_per_token, who_opens_campaigns, writer_mode
 from application.credentials import Keyring
 from application.integrity import Integrity
 from application.sqlite_store import LastVersions
@@ -252,16 +251,6 @@ async def _stop_writer(committer: Committer | RemoteWriter) -> None:
         await committer.stop()
     else:
         committer.stop()
-
-
-def streams_per_token(environ: Mapping[str, str]) -> int:
-    """``CAPES_STREAMS_PER_TOKEN``: live streams one token may hold open (default 16)."""
-    text = environ.get("CAPES_STREAMS_PER_TOKEN", "").strip()
-    if not text:
-        return STREAMS_PER_HOLDER
-    if not (text.isascii() and text.isdigit() and int(text) >= 1):
-        raise SettingError("CAPES_STREAMS_PER_TOKEN", text, "must be a whole number, 1 or more")
-    return int(text)
 
 
 def create_app(

@@ -31,11 +31,10 @@ from litestar.response import ServerSentEvent
 from litestar.response.base import ASGIResponse
 from litestar.types import Receive, Scope, Send
 
+from application.config import STREAMS_PER_TOKEN
+
 #: Seconds of quiet after which a stream sends a keep-alive comment (and reads the log).
 KEEPALIVE = 15.0
-#: Live streams one token (a seat's, the owner's) may hold open in a process
-#: (``CAPES_STREAMS_PER_TOKEN``).
-STREAMS_PER_HOLDER = 16
 #: Messages a follower keeps for a client that does not read them; past it they are dropped
 #: and the stream reads them from the log once the client has caught up (nothing is lost).
 MAX_INBOX = 256
@@ -111,7 +110,7 @@ class LiveHub:
     """The rooms of a process's open streams, by campaign, and their keep-alive tick."""
 
     def __init__(self, channels: ChannelsPlugin, keepalive: float = KEEPALIVE,
-                 per_holder: int = STREAMS_PER_HOLDER) -> None:
+                 per_holder: int = STREAMS_PER_TOKEN) -> None:
         self.channels = channels
         self.keepalive = keepalive
         self.rooms: dict[UUID, Room] = {}

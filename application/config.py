@@ -126,6 +126,23 @@ def _redacted(url: str) -> str:
 OPEN_CAMPAIGNS = "CAPES_OPEN_CAMPAIGNS"
 
 
+#: Live streams one token (a seat's, the owner's) may hold open in a server process, unless
+#: ``CAPES_STREAMS_PER_TOKEN`` says otherwise: a player's tabs and devices need a few; each is
+#: an open socket, and one token could otherwise hold the server's open files.
+STREAMS_PER_TOKEN = 16
+
+
+def streams_per_token(environ: Mapping[str, str]) -> int:
+    """``CAPES_STREAMS_PER_TOKEN`` (default :data:`STREAMS_PER_TOKEN`); a :class:`SettingError`
+    for a value that is not a whole number from 1."""
+    text = environ.get("CAPES_STREAMS_PER_TOKEN", "").strip()
+    if not text:
+        return STREAMS_PER_TOKEN
+    if not (text.isascii() and text.isdigit() and int(text) >= 1):
+        raise SettingError("CAPES_STREAMS_PER_TOKEN", text, "must be a whole number, 1 or more")
+    return int(text)
+
+
 def who_opens_campaigns(environ: Mapping[str, str]) -> str:
     """``CAPES_OPEN_CAMPAIGNS``: ``anyone`` (the default: a private table) or ``host`` (only
     the holder of ``CAPES_HOST_KEY``). Raises :class:`SettingError` naming a bad value."""

@@ -30,6 +30,7 @@ from application.config import (
     check_store,
     describe_store,
     serve_writer,
+    streams_per_token,
     who_opens_campaigns,
 )
 from application.extras import MissingExtra
@@ -149,7 +150,6 @@ def _listenable(host: str, port: int) -> None:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from api.app import streams_per_token
     from application.placement import ENV as PLACEMENT_ENV
     from application.placement import pin_server, placement
     from cli import writer_hub

@@ -181,6 +181,17 @@ def test_a_host_restriction_that_cannot_work_stops_capes_serve(
         "capes: CAPES_OPEN_CAMPAIGNS=host: needs CAPES_HOST_KEY set")
 
 
+def test_a_share_of_live_streams_that_is_not_a_count_stops_capes_serve(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CAPES_DB", str(tmp_path / "capes.sqlite"))
+    for value in ("0", "many"):
+        monkeypatch.setenv("CAPES_STREAMS_PER_TOKEN", value)
+        assert main(["serve"]) == 2
+        assert capsys.readouterr().err.strip() == (
+            f"capes: CAPES_STREAMS_PER_TOKEN={value}: must be a whole number, 1 or more")
+
+
 def test_a_port_another_server_listens_on_stops_capes_serve_before_it_says_it_serves(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
