@@ -304,8 +304,9 @@ def _react(command: React, state: CampaignState) -> Iterable[Event]:
 
 def _asked_last(command: React, state: CampaignState,
                 choice: ChoiceRequired) -> DomainError:
-    """Choices come last (docs/rules.md, "Refusals"): the stake's Drive is asked only when the
-    reaction is legal with one of the Drives offered; else the refusal it gets with the first.
+    """Choices come last (docs/rules.md, "Refusals"; C-REACT-3, C-STAKE-1): the stake's Drive is
+    asked only when the reaction is legal with one of the Drives offered; else the refusal it
+    gets with the first.
     """
     refusals: list[RuleViolation] = []
     for drive in choice.choices:

@@ -12,14 +12,11 @@ from typing import Annotated, ClassVar, Literal
 
 import msgspec
 
-from ..text import line
+from ..text import Name
 from .model import AbilityType, Faction
 
 Seat = Annotated[int, msgspec.Meta(ge=1, le=64, description="A seat number (1 is the first)")]
 Id = Annotated[int, msgspec.Meta(ge=1, le=2**31)]
-#: Every name of the edition (character, ability, Drive, Complication) is a line as edition
-#: ``capes``'s are: a control character is malformed, refused before anything is stored.
-Name = Annotated[str, line(1, 80)]
 Count = Annotated[int, msgspec.Meta(ge=1, le=99)]
 DieValue = Annotated[int, msgspec.Meta(description="Drawn by the server (C-TABLE-4)")]
 RollCounter = Annotated[int, msgspec.Meta(ge=0, description="The campaign's roll counter, "

@@ -22,6 +22,13 @@ def stake_events(state: CampaignState, who: Character, c: Complication, amount: 
     the caller's command field for the staking Drive, named when the player must choose."""
     side = side_of(state, c, who.id)
     used, total = staked_on(c, who.id)
+
+    def controlled() -> None:
+        """C-STAKE-3: not where the staker's side Controls (but for ``controlled_ok``)."""
+        if not controlled_ok and control(c) == side:
+            raise RuleViolation("C-STAKE-3", f"{who.name}'s side Controls {c.name}: stakes go "
+                                "only where your side does not Control")
+
     if used is not None:
         if drive not in (None, used):
             raise RuleViolation("C-STAKE-2", f"{who.name} stakes on {c.name} from {used} only")
@@ -39,9 +46,7 @@ def stake_events(state: CampaignState, who: Character, c: Complication, amount: 
                                 "Debt is that strong")
         if len(able) > 1:
             # Choices come last: a stake refused whatever the Drive is refused, not asked.
-            if not controlled_ok and control(c) == side:
-                raise RuleViolation("C-STAKE-3", f"{who.name}'s side Controls {c.name}: "
-                                    "stakes go only where your side does not Control")
+            controlled()
             raise ChoiceRequired("C-STAKE-1", f"which Drive of {who.name} stakes?", able,
                                  field)
         drive = able[0]
@@ -54,8 +59,6 @@ def stake_events(state: CampaignState, who: Character, c: Complication, amount: 
     if amount > stake_room(slot.strength, total, slot.debt):
         raise RuleViolation("C-STAKE-1", f"{who.name}'s {drive} holds {slot.debt} Debt")
     # Checked last, so a stake the Drive could never make is refused for that first (W-5).
-    if not controlled_ok and control(c) == side:
-        raise RuleViolation("C-STAKE-3", f"{who.name}'s side Controls {c.name}: stakes go "
-                            "only where your side does not Control")
+    controlled()
     return [DebtStaked(character=who.id, drive=drive, complication=c.id, side=side,
                        amount=amount)]
