@@ -22,6 +22,9 @@ from litestar.types import Empty
 #: Where msgspec says the error is; a dict's key (a Drive's name) is "at `key` in `$.…`",
 #: named by its dict.
 _AT = re.compile(r" - at (?:`key` in )?`\$\.?([^`]*)`$")
+#: A high surrogate escape (\uD800-\uDBFF) not followed by the low one it pairs with: msgspec
+#: reports it as "Input data was truncated", which names neither the string nor the escape.
+_LONE_SURROGATE = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})")
 
 
 @cache
@@ -33,12 +36,15 @@ def _decoder(handler: Any) -> msgspec.json.Decoder[Any] | None:
     return msgspec.json.Decoder(field.annotation, strict=True)
 
 
-def malformed(error: Exception) -> ValidationException:
+def malformed(error: Exception, body: bytes = b"") -> ValidationException:
     """The 400 of a body that does not decode: ``errors[0].key`` names the field."""
     if isinstance(error, RecursionError):
         message, key = "the JSON body is nested too deeply", ""
     elif isinstance(error, UnicodeDecodeError):
         message, key = "the body is not valid UTF-8", ""
+    elif str(error) == "Input data was truncated" and _LONE_SURROGATE.search(body):
+        message, key = ("a string holds a lone UTF-16 surrogate (a \\uD800-\\uDBFF escape "
+                        "without the \\uDC00-\\uDFFF escape that completes it)"), ""
     else:
         message = str(error)
         found = _AT.search(message)
@@ -64,6 +70,6 @@ class StrictRequest(Request[Any, Any, Any]):
                     value = msgspec.to_builtins(decoder.decode(body or b"null"))
             except (msgspec.DecodeError, msgspec.ValidationError, RecursionError,
                     UnicodeDecodeError) as e:
-                raise malformed(e) from None
+                raise malformed(e, body) from None
             self._json = self._connection_state.json = value
         return self._json

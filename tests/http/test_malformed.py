@@ -70,6 +70,20 @@ def test_a_body_that_is_not_utf8_is_a_400(table: Table) -> None:
         assert "UTF-8" in body["detail"]
 
 
+def test_a_lone_utf16_surrogate_is_a_400_that_says_so(table: Table) -> None:
+    # msgspec calls it "Input data was truncated", which sends the client looking for a cut body.
+    client: Any = table.client
+    version = table.version()
+    for escape in (b"\\ud800", b"\\uDBFFx", b"a\\ud83d\\ud83d"):
+        body = refused(client.post(table.url("/commands"),
+                                   content=b'{"command": {"type": "narrate", "text": "'
+                                   + escape + b'"}}',
+                                   headers={**JSON_HEADERS, **table.as_seat(1)}))
+        assert "surrogate" in body["detail"], body
+        assert "truncated" not in body["detail"]
+    assert table.version() == version
+
+
 def test_a_string_is_not_an_integer(table: Table) -> None:
     client: Any = table.client
     refused(client.post("/campaigns", json={"name": "X", "starting_tokens": "3"}),
