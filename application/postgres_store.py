@@ -38,6 +38,7 @@ the live subscription), all through these two methods.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,6 +54,25 @@ from psycopg.sql import SQL, Identifier
 
 from .store_watch import payload
 
+#: The longest name PostgreSQL takes for a channel (NAMEDATALEN - 1 bytes).
+CHANNEL_LENGTH = 63
+
+
+def channel_of(schema: str, table: str) -> str:
+    """The channel a store's commits are announced on: its table's name *and its schema's*.
+
+    The library names it after the table alone, so that two hosts' stores in two schemas of one
+    database (``CAPES_DATABASE_URL=…?schema=``) heard each other's commits: each one's writers
+    and read models woke for the other's (and its store watch was told of campaigns it does not
+    hold). A name too long for PostgreSQL ends in a digest of the whole, so that two long
+    names stay apart.
+    """
+    name = f"{schema}_{table}"
+    if len(name.encode()) <= CHANNEL_LENGTH:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+    return f"{name.encode()[:CHANNEL_LENGTH - 17].decode(errors='ignore')}_{digest}"
+
 
 class CampaignsPostgresRecorder(PostgresApplicationRecorder):
     """``PostgresApplicationRecorder`` without the table lock on insert (same table), each
@@ -60,6 +80,7 @@ class CampaignsPostgresRecorder(PostgresApplicationRecorder):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.channel_name = channel_of(self.datastore.schema, self.events_table_name)
         table = SQL("{0}.{1}").format(Identifier(self.datastore.schema),
                                       Identifier(self.events_table_name))
         # The lock timeout, the SHARE lock and the SELECT in one message, outside an explicit
