@@ -32,7 +32,7 @@
   const S = {
     me: { seat: null, owner: false }, version: 0, board: null, ledgers: [], characters: [],
     record: null, commands: new Map(), past: null, refreshing: false, again: false,
-    sending: false, applied: 0, drawn: 0,
+    sending: false, applied: 0, drawn: 0, heard: 0,
   };
   const call = (method, path, body) => api(TOKEN, method, BASE + path, body);
   document.addEventListener("capes:broken", (e) => {
@@ -71,7 +71,8 @@
      one made. A command sent meanwhile is ignored: a double click on a move's button sent it
      twice (the buttons were only dimmed), and the narration was stored twice, or the move
      applied and its copy refused. Until the redraw the form that sent it is still there, to be
-     clicked again. */
+     clicked again. That board comes by the live stream, or, when the stream has not brought it
+     soon after the answer, is read over HTTP (``catchUp``). */
   const busy = () => S.sending || S.drawn < S.applied;
   function setBusy() {
     if (busy()) document.body.dataset.busy = "1"; else delete document.body.dataset.busy;
@@ -87,6 +88,7 @@
       const applied = await call("POST", path, body);
       S.applied = applied.version;
       document.body.dataset.applied = applied.version;
+      catchUpLater(CATCH_UP_MS);
       return applied;
     } finally {
       S.sending = false;
@@ -500,6 +502,59 @@
 
   // -- live ---------------------------------------------------------------------------------
 
+  /* How long the board a command made may take to come by the stream before the page reads it
+     itself: a stream that is down (the server restarting, a network blip, a proxy that dropped
+     it) kept every button dimmed until it was back, with no sign why. */
+  const CATCH_UP_MS = 1000;
+  /* The longest wait between two tries to reach the server again (as the first load's). */
+  const RETRY_MAX_MS = 5000;
+
+  /* An event of the log, from the stream or read after a move; once only, whichever brings it. */
+  function hear(event) {
+    const list = S.commands.get(event.command) || [];
+    if (!list.some((e) => e.position === event.position)) list.push(event);
+    S.commands.set(event.command, list);
+    S.heard = Math.max(S.heard, event.position);
+  }
+
+  let catchUpTimer = null;
+  function catchUpLater(wait) {
+    clearTimeout(catchUpTimer);
+    catchUpTimer = setTimeout(() => catchUp(wait), wait);
+  }
+
+  /* The last answer's board has not come by the stream: read it, and the log's events up to
+     it, over HTTP (the exact version the command made, as the ledgers are read), then draw it,
+     which frees the buttons. Reads only: a command is never sent again. Tried again while the
+     server cannot be reached. A stream that looks open but did not bring the board (a proxy
+     holding it, an announcement lost between workers) is opened again. */
+  async function catchUp(wait) {
+    if (S.drawn >= S.applied) return;
+    const version = S.applied;
+    const missed = S.version < version;
+    try {
+      if (missed) {
+        const [board] = await Promise.all([call("GET", `/board?version=${version}`), readLog(version)]);
+        if (S.version < version) Object.assign(S, { board, version });
+      }
+      await refresh();
+    } catch (err) {
+      // Unreachable, or refused for now (a proxy's 502): tried again below.
+    }
+    if (S.drawn < S.applied) catchUpLater(Math.min(wait * 2, RETRY_MAX_MS));
+    else if (missed && source && source.readyState === EventSource.OPEN) listen(S.heard);
+  }
+
+  /* The log's events after the last one the page has, up to ``version``. */
+  async function readLog(version) {
+    while (S.heard < version) {
+      const limit = Math.min(1000, version - S.heard);
+      const page = await call("GET", `/events?after=${S.heard}&limit=${limit}`);
+      if (!page.events.length) return;
+      page.events.forEach(hear);
+    }
+  }
+
   async function refresh() {
     if (S.refreshing) { S.again = true; return; }
     S.refreshing = true;
@@ -532,21 +587,31 @@
     }
   }
 
-  function listen() {
-    const source = new EventSource(`${BASE}/events/stream?after=0&plain=true&board=true`);
-    let dropped = false;
-    source.onopen = () => {
+  /* The live stream, and whether it dropped since the page opened. */
+  let source = null;
+  let dropped = false;
+
+  /* Follow the campaign's stream from after event ``after``. The browser reconnects by itself
+     when the connection drops, sending Last-Event-ID: the stream resumes after it, with the
+     board as of its last event. */
+  function listen(after) {
+    if (source) source.close();
+    const es = new EventSource(`${BASE}/events/stream?after=${after}&plain=true&board=true`);
+    source = es;
+    es.onopen = () => {
+      if (es !== source) return;
       $("live").textContent = "live";
       $("live").className = "live on";
       if (dropped) document.body.dataset.reconnected = "1";
     };
-    // The browser reconnects by itself, sending Last-Event-ID: the stream resumes after it.
-    source.onerror = () => {
+    es.onerror = () => {
+      if (es !== source) return;
       dropped = true;
       $("live").textContent = "reconnecting…";
       $("live").className = "live off";
     };
-    source.onmessage = (message) => {
+    es.onmessage = (message) => {
+      if (es !== source) return;
       // Every message is a JSON object; anything else is not ours to read. The server's
       // keep-alive (a comment) came with an empty data line, which the browser dispatches as
       // an empty message: JSON.parse threw every 15 s.
@@ -554,14 +619,14 @@
       try { data = JSON.parse(message.data); } catch (e) { return; }
       if (data === null || typeof data !== "object") return;
       if (data.type === "board") {
+        // Older than the board read after a move while the stream was down: shown already.
+        if (data.version < S.version) return;
         S.board = data.board;
         S.version = data.version;
         refresh();
         return;
       }
-      const list = S.commands.get(data.command) || [];
-      if (!list.some((e) => e.position === data.position)) list.push(data);
-      S.commands.set(data.command, list);
+      hear(data);
     };
   }
 
@@ -624,7 +689,7 @@
 
   /* The first load, tried again while the server cannot be reached (it may be restarting). */
   async function start() {
-    for (let wait = 500; ; wait = Math.min(wait * 2, 5000)) {
+    for (let wait = 500; ; wait = Math.min(wait * 2, RETRY_MAX_MS)) {
       try {
         await load();
         return;
@@ -661,7 +726,7 @@
     S.version = summary.version;
     await refresh();
     if (!S.me.owner) $("who").textContent = `You are ${player(S.me.seat)} (seat ${S.me.seat})`;
-    listen();
+    listen(0);
   }
   start();
 })();

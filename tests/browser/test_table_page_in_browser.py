@@ -1,8 +1,8 @@
 """The table page, one behaviour at a time, where playing the demo's whole scene
 (``test_play_in_browser.py``) would be the long way round: a move's button clicked twice, an
 error that outlives its move, a keep-alive on the live stream, a new invitation link pasted
-into the tab of the old one. Real Chromium, a real server; each campaign is set up over HTTP,
-and the page under test does the rest.
+into the tab of the old one, a live stream that is down or silent. Real Chromium, a real
+server; each campaign is set up over HTTP, and the page under test does the rest.
 """
 
 from __future__ import annotations
@@ -240,3 +240,86 @@ def test_a_new_link_pasted_into_the_tab_of_the_old_one_opens_the_table(
     ben.wait_for_url("**#moves-title")
     assert ben.evaluate("window.notReloaded === true")
     assert not ben.errors, ben.errors
+
+
+class Proxy:
+    """The page's live stream through a proxy told when its server is away: while ``down``, a
+    stream request is answered ``502 Bad Gateway`` (as nginx answers then), after which a
+    browser's EventSource never tries again by itself; otherwise the request goes through."""
+
+    def __init__(self, down: bool = False) -> None:
+        self.down = down
+
+    def __call__(self, page: Any) -> None:
+        page.route("**/events/stream?*", self.route)
+
+    def route(self, route: Any) -> None:
+        if self.down:
+            route.fulfill(status=502, content_type="text/html", body="<h1>502 Bad Gateway</h1>")
+        else:
+            route.continue_()
+
+
+def move_done(page: Any, button: Any) -> None:
+    """Click a button that sends a command; wait (a little longer than the page waits for the
+    stream before it reads the board itself) until its buttons may be used again."""
+    before = page.get_attribute("body", "data-applied") or ""
+    button.click()
+    page.wait_for_function(
+        "prev => !document.body.dataset.busy && (document.body.dataset.applied || '') !== prev",
+        arg=before, timeout=5000)
+
+
+def test_a_move_made_while_the_live_stream_is_down_shows_and_the_buttons_work_again(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """The stream brings the board a move made; when it cannot, the page reads that board
+    itself after a moment, instead of keeping every button dimmed until the stream is back.
+    It reads only: the move is sent once."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    ana = open_page(table, table.tokens[1], Proxy(down=True))
+    sent = commands_sent(ana)
+    ana.locator("form[data-move=frame_scene] [name=text]").fill("The harbor at midnight")
+    move_done(ana, ana.get_by_role("button", name="Frame the scene"))
+    assert "The harbor at midnight" in ana.text_content("#scene-line")
+    ana.fill("#narration", "Rain hammers the docks")
+    move_done(ana, ana.get_by_role("button", name="Say it (narration only)"))
+    see([ana], table.version())
+    assert len(sent) == 2, sent
+    assert [x["type"] for x in table.query("events")["events"]].count("Narrated") == 1
+    # The log shows both moves too, read with the board.
+    assert ana.locator("#log q", has_text="Rain hammers the docks").count() == 1
+    assert ana.text_content("#move-error") == ""
+    assert not ana.errors, ana.errors
+
+
+#: The page's first EventSource opens but hands the page nothing (a proxy that holds the
+#: stream's messages, a connection dropped where neither end noticed); later ones are real.
+SILENT_FIRST_STREAM = """
+(() => {
+  const Real = window.EventSource;
+  let first = true;
+  window.EventSource = class extends Real {
+    constructor(url, init) { super(url, init); this.silent = first; first = false; }
+    get onmessage() { return super.onmessage; }
+    set onmessage(handler) { super.onmessage = this.silent ? null : handler; }
+  };
+})();
+"""
+
+
+def test_a_stream_that_is_open_but_brings_nothing_is_opened_again_after_a_move(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """A stream that did not bring the board of the page's own move within a moment is not
+    to be trusted: the page reads the board, and follows a new stream, which shows the next
+    player's move live."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    ana = open_page(table, table.tokens[1], lambda page: page.add_init_script(SILENT_FIRST_STREAM))
+    ana.wait_for_function("document.getElementById('live').textContent === 'live'")
+    ana.locator("form[data-move=frame_scene] [name=text]").fill("The harbor at midnight")
+    move_done(ana, ana.get_by_role("button", name="Frame the scene"))
+    said = table.play("", c.Narrate(seat=2, text="Rain hammers the docks"))["version"]
+    see([ana], said)
+    assert ana.locator(f"#log li[data-last='{said}']").count() == 1
+    assert not ana.errors, ana.errors
