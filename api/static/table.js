@@ -506,8 +506,12 @@
      itself: a stream that is down (the server restarting, a network blip, a proxy that dropped
      it) kept every button dimmed until it was back, with no sign why. */
   const CATCH_UP_MS = 1000;
+  /* How long the stream may be down before the page says so: a restarted server is back within
+     about a second (the stream's ``retry``), and the notice would only flash. */
+  const OFFLINE_NOTICE_MS = 1000;
   /* The longest wait between two tries to reach the server again (as the first load's). */
   const RETRY_MAX_MS = 5000;
+  const LINK_GONE = "This link no longer works (a new one was issued, or it is not this campaign’s). Ask the owner for a new one.";
 
   /* An event of the log, from the stream or read after a move; once only, whichever brings it. */
   function hear(event) {
@@ -587,9 +591,25 @@
     }
   }
 
-  /* The live stream, and whether it dropped since the page opened. */
+  /* The live stream; whether it dropped since the page opened; how long to wait before opening
+     it again when the browser gave up on it. */
   let source = null;
   let dropped = false;
+  let reviveWait = 1000;
+  let offlineTimer = null;
+
+  /* The header's badge at once, and, when the stream stays down, the notice. */
+  function showLive(on) {
+    $("live").textContent = on ? "live" : "reconnecting…";
+    $("live").className = on ? "live on" : "live off";
+    if (on) {
+      clearTimeout(offlineTimer);
+      offlineTimer = null;
+      $("offline").hidden = true;
+    } else if (offlineTimer === null) {
+      offlineTimer = setTimeout(() => { $("offline").hidden = false; }, OFFLINE_NOTICE_MS);
+    }
+  }
 
   /* Follow the campaign's stream from after event ``after``. The browser reconnects by itself
      when the connection drops, sending Last-Event-ID: the stream resumes after it, with the
@@ -600,15 +620,17 @@
     source = es;
     es.onopen = () => {
       if (es !== source) return;
-      $("live").textContent = "live";
-      $("live").className = "live on";
+      reviveWait = 1000;
+      showLive(true);
       if (dropped) document.body.dataset.reconnected = "1";
     };
     es.onerror = () => {
       if (es !== source) return;
       dropped = true;
-      $("live").textContent = "reconnecting…";
-      $("live").className = "live off";
+      showLive(false);
+      // An answer that is not the stream (a proxy's 502 while the server is away, a 429)
+      // makes the browser give up for good: the page was stale until reloaded.
+      if (es.readyState === EventSource.CLOSED) reviveLater();
     };
     es.onmessage = (message) => {
       if (es !== source) return;
@@ -628,6 +650,32 @@
       }
       hear(data);
     };
+  }
+
+  /* The stream again, after the browser gave up on it, from the last event the page has; a
+     link revoked meanwhile (a new one issued for this seat) is said so, not retried for ever. */
+  async function revive() {
+    try {
+      await call("GET", "/me");
+    } catch (err) {
+      if (err instanceof Capes.Problem && err.status === 401) {
+        source.close();
+        $("live").textContent = "";
+        $("live").className = "live";
+        $("offline").hidden = true;
+        clearTimeout(offlineTimer);
+        $("fatal").hidden = false;
+        $("fatal").textContent = LINK_GONE;
+        return;
+      }
+      reviveLater();
+      return;
+    }
+    listen(S.heard);
+  }
+  function reviveLater() {
+    setTimeout(revive, reviveWait);
+    reviveWait = Math.min(reviveWait * 2, RETRY_MAX_MS);
   }
 
   // -- the record: time slider, fork, verify --------------------------------------------------
@@ -713,9 +761,7 @@
     } catch (err) {
       if (!(err instanceof Capes.Problem)) throw err;  // unreachable: start() tries again
       $("fatal").hidden = false;
-      $("fatal").textContent = err.status === 401
-        ? "This link no longer works (a new one was issued, or it is not this campaign’s). Ask the owner for a new one."
-        : problemText(err);
+      $("fatal").textContent = err.status === 401 ? LINK_GONE : problemText(err);
       return;
     }
     $("who").textContent = S.me.owner ? "You are the owner" : `You are seat ${S.me.seat}`;

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from helpers import Table, client, open_campaign
-from test_play_in_browser import APOS, Run, new_context, open_table, see, watch
+from test_play_in_browser import APOS, WAIT, Run, new_context, open_table, see, watch
 
 from cli.demo import NIGHTJAR_BUILD
 from domain.capes import commands as c
@@ -289,8 +289,53 @@ def test_a_move_made_while_the_live_stream_is_down_shows_and_the_buttons_work_ag
     assert [x["type"] for x in table.query("events")["events"]].count("Narrated") == 1
     # The log shows both moves too, read with the board.
     assert ana.locator("#log q", has_text="Rain hammers the docks").count() == 1
+    assert ana.is_visible("#offline"), "the page says it is not live"
     assert ana.text_content("#move-error") == ""
     assert not ana.errors, ana.errors
+
+
+def test_the_page_says_when_its_live_connection_is_down_and_catches_up_when_it_is_back(
+    run: Run, http: httpx.Client, open_page: Opener
+) -> None:
+    """The server restarts behind a proxy, which answers 502 until it is back: the page says
+    it is reconnecting, keeps trying (the browser's EventSource gives up on a 502), and once
+    the stream is back shows what was played meanwhile, without a reload."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    proxy = Proxy()
+    ana = open_page(table, table.tokens[1], proxy)
+    ana.wait_for_function("document.getElementById('live').textContent === 'live'")
+    assert not ana.is_visible("#offline")
+    proxy.down = True
+    run.restart()
+    ana.locator("#offline").wait_for(state="visible")
+    assert ana.inner_text("#offline").startswith("Reconnecting…")
+    framed = table.play("", c.FrameScene(seat=2, text="The harbor at midnight"))["version"]
+    proxy.down = False
+    ana.locator("#offline").wait_for(state="hidden", timeout=WAIT)
+    see([ana], framed)
+    assert "The harbor at midnight" in ana.text_content("#scene-line")
+    assert ana.locator(f"#log li[data-last='{framed}']").count() == 1
+    assert ana.text_content("#live") == "live"
+    assert ana.evaluate("window.notReloaded === true")
+    assert not ana.errors, ana.errors
+
+
+def test_a_page_whose_link_was_replaced_says_so_when_its_stream_ends(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """A new link for the seat ends the old one's stream, whose page then cannot reconnect:
+    it says the link no longer works, rather than "Reconnecting…" for ever."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    ben = open_page(table, table.tokens[2])
+    ben.wait_for_function("document.getElementById('live').textContent === 'live'")
+    issued = http.post(table.url("/seats/2/token"), headers=table.as_owner())
+    assert issued.is_success, issued.text
+    # The stream's next message finds its token revoked: it ends.
+    table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
+    ben.locator("#fatal").wait_for()
+    assert "no longer works" in ben.text_content("#fatal")
+    assert not ben.is_visible("#offline")
+    assert not ben.errors, ben.errors
 
 
 #: The page's first EventSource opens but hands the page nothing (a proxy that holds the
