@@ -22,6 +22,47 @@ const Capes = (() => {
     return node;
   }
 
+  /* Draw ``nodes`` into ``box`` in place of what it held, as the player left it. The table
+     draws its moves, record and sheets again on every board the stream brings: the focus fell
+     to the page's top (a keyboard player's next keys went nowhere, and after their own move
+     they tabbed from the top again), a half-written dispute was wiped and an opened sheet
+     closed. Now the control that had the focus has it again (the same id, or the same kind of
+     control in the same element with an id), else ``fallback`` (a heading with tabindex -1);
+     what was typed into a control drawn again stays (not a read-only one: a new link is
+     news); a ``details`` with an id that was open stays open. */
+  function redraw(box, nodes, fallback) {
+    const active = document.activeElement;
+    const inside = active !== box && box.contains(active);
+    const holder = inside && !active.id ? active.parentElement.closest("[id]") : null;
+    const typed = new Map();
+    for (const c of box.querySelectorAll("input[id], select[id], textarea[id]")) {
+      if (c.readOnly || c.multiple || c.type === "hidden") continue;
+      typed.set(c.id, ["checkbox", "radio"].includes(c.type) ? c.checked : c.value);
+    }
+    const open = new Set([...box.querySelectorAll("details[open][id]")].map((d) => d.id));
+    const caret = inside && typeof active.selectionStart === "number"
+      ? [active.selectionStart, active.selectionEnd] : null;
+    box.replaceChildren(...nodes);
+    for (const [id, value] of typed) {
+      const c = document.getElementById(id);
+      if (!c || !box.contains(c) || c.readOnly || c.multiple) continue;
+      if (typeof value === "boolean") c.checked = value;
+      else if (c.tagName !== "SELECT" || [...c.options].some((o) => o.value === value && !o.disabled)) c.value = value;
+    }
+    for (const id of open) {
+      const d = document.getElementById(id);
+      if (d && box.contains(d)) d.open = true;
+    }
+    if (!inside) return;
+    let again = active.id ? document.getElementById(active.id) : null;
+    const drawn = holder && document.getElementById(holder.id);
+    if (!again && drawn && box.contains(drawn)) again = drawn.querySelector(active.tagName);
+    if (again && box.contains(again)) {
+      again.focus({ preventScroll: true });
+      if (caret && typeof again.selectionStart === "number") again.setSelectionRange(...caret);
+    } else if (fallback) fallback.focus({ preventScroll: true });
+  }
+
   /* The token of campaign ``id``: from the fragment (then removed from the address bar),
      else from this tab's storage. */
   function token(id) {
@@ -80,5 +121,5 @@ const Capes = (() => {
   /* Each edition's part of the table, registered by its script (edition-<name>.js). */
   const editions = {};
 
-  return { el, token, api, Problem, tables, remember, problemText, editions };
+  return { el, redraw, token, api, Problem, tables, remember, problemText, editions };
 })();

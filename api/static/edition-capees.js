@@ -4,7 +4,7 @@
    the character form. The generic table (table.js) calls it; it holds no rule either. */
 "use strict";
 Capes.editions.capees = (T) => {
-  const { S, $, el, postCommand, player, charName, human, myLedger, drivesTable, die, problemText } = T;
+  const { S, $, el, redraw, postCommand, player, charName, human, myLedger, drivesTable, die, problemText } = T;
   const SIDE = { hero: "Hero", opponent: "Opponent" };
   const ASK = ["", "(ask me when it matters)"];
   const board = () => (S.past ? S.past.board : S.board);
@@ -220,12 +220,13 @@ Capes.editions.capees = (T) => {
   }
 
   function renderCharacters() {
-    $("characters").replaceChildren(...S.characters.map((ch) => el("details", { class: "sheet" },
+    // A sheet opened stays open as the table plays on (redraw).
+    redraw($("characters"), S.characters.map((ch) => el("details", { class: "sheet", id: `sheet-${ch.id}` },
       el("summary", {}, `${ch.name} — ${ch.hero ? "hero" : "non-hero"}, ${player(ch.created_by)}’s`),
       ch.abilities.length ? el("ul", { class: "abilities" }, ch.abilities.map((a) => el("li", {},
         `${a.name}: ${a.type} ${a.rating}${a.super ? " (super)" : ""}`))) : el("p", { class: "meta" }, "Known by name only"),
       ch.exemplars.length ? el("p", { class: "meta" }, "Exemplars: " +
-        ch.exemplars.map((x) => `${charName(x.character)} (${x.drive})`).join(", ")) : "")));
+        ch.exemplars.map((x) => `${charName(x.character)} (${x.drive})`).join(", ")) : "")), $("characters-title"));
     $("new-character").hidden = S.me.seat === null;
     const complete = form.elements.complete;
     const before = complete.value;

@@ -3,7 +3,7 @@
    forms. The generic table (table.js) calls it; it holds no rule either. */
 "use strict";
 Capes.editions.capes = (T) => {
-  const { S, $, el, postCommand, player, charName, human, myLedger, drivesTable, die, problemText } = T;
+  const { S, $, el, redraw, postCommand, player, charName, human, myLedger, drivesTable, die, problemText } = T;
   const DRIVES = ["Justice", "Truth", "Love", "Hope", "Duty",
     "Obsession", "Pride", "Power", "Despair", "Fear"];
   const conflictOf = (id) => (S.board.conflicts || []).find((c) => c.id === Number(id));
@@ -192,12 +192,13 @@ Capes.editions.capes = (T) => {
   }
 
   function renderCharacters() {
-    $("characters").replaceChildren(...S.characters.map((ch) => el("details", { class: "sheet" },
+    // A sheet opened stays open as the table plays on (redraw).
+    redraw($("characters"), S.characters.map((ch) => el("details", { class: "sheet", id: `sheet-${ch.id}` },
       el("summary", {}, `${ch.name} — ${player(ch.created_by)}’s, ${ch.method}`),
       el("ul", { class: "abilities" }, ch.abilities.map((a) => el("li", {},
         `${a.name}: ${a.category} ${a.rating}${a.super ? " (super)" : ""}`))),
       ch.exemplars.length ? el("p", { class: "meta" }, "Exemplars: " +
-        ch.exemplars.map((x) => `${charName(x.other)} (${x.drive})`).join(", ")) : "")));
+        ch.exemplars.map((x) => `${charName(x.other)} (${x.drive})`).join(", ")) : "")), $("characters-title"));
     const mine = S.characters.filter((c) => c.created_by === S.me.seat);
     const ex = $("exemplar-form");
     const fill = (select, items) => {

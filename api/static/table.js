@@ -10,7 +10,7 @@
    function of this table's shared helpers (edition-capes.js, edition-capees.js). */
 "use strict";
 (() => {
-  const { el, api, problemText } = Capes;
+  const { el, redraw, api, problemText } = Capes;
   const $ = (id) => document.getElementById(id);
   const ID = document.body.dataset.campaign;
   const BASE = `/campaigns/${ID}`;
@@ -62,7 +62,7 @@
 
   /* The edition's part of the table (moves, board, ledgers, characters). */
   const E = Capes.editions[document.body.dataset.edition]({
-    S, $, el, call, send, postCommand, player, charName, human, myLedger, drivesTable, die, problemText,
+    S, $, el, redraw, call, send, postCommand, player, charName, human, myLedger, drivesTable, die, problemText,
   });
   const MOVES = E.MOVES;
   const ASIDE = E.ASIDE || new Set();
@@ -128,7 +128,7 @@
 
   function moveForm(type) {
     const [label, fields, action] = MOVES[type] || [human(type), []];
-    const form = el("form", { class: fields.length ? "move" : "move quick", dataset: { move: type } });
+    const form = el("form", { id: `mv-${type}`, class: fields.length ? "move" : "move quick", dataset: { move: type } });
     const box = el("div", { class: "fields" });
     if (fields.length) form.append(el("h3", {}, label), box);
     for (const [name, kind, text, initial] of fields) {
@@ -268,32 +268,22 @@
     const key = JSON.stringify([types, S.version]);
     if (panel.dataset.key === key) return;
     panel.dataset.key = key;
-    // Keep what the player was typing in a form that stays.
-    const kept = {};
-    for (const f of $("moves").querySelectorAll("form")) {
-      kept[f.dataset.move] = Object.fromEntries([...f.elements].filter((e) => e.name)
-        .map((e) => [e.name, e.type === "checkbox" ? e.checked : e.value]));
-    }
     const forms = types.map(moveForm);
     // Table talk on its own, in an edition that has a command for it (CAPEES! narrates
     // only with a move).
     if (E.say) forms.push(sayForm());
     forms.sort((a, b) => b.classList.contains("quick") - a.classList.contains("quick"));
+    // What the player was typing in a form that stays, and where: a move made, its form gone,
+    // the focus goes to the heading, from which Tab reaches the narration and the next moves.
+    redraw($("moves"), forms, $("moves-title"));
     for (const f of forms) {
-      for (const [name, value] of Object.entries(kept[f.dataset.move] || {})) {
-        const input = f.elements[name];
-        if (!input || input.multiple) continue;
-        if (input.type === "checkbox") input.checked = value;
-        else if (input.tagName !== "SELECT" || [...input.options].some((o) => o.value === value)) input.value = value;
-      }
       for (const s of f.querySelectorAll("select[data-kind]")) fillSelect(s, s.dataset.kind, f);
     }
-    $("moves").replaceChildren(...forms);
   }
 
   /* Narration at any time (table talk, a description): the edition's ``say`` command. */
   function sayForm() {
-    const form = el("form", { class: "move quick say", dataset: { move: "say" } },
+    const form = el("form", { id: "mv-say", class: "move quick say", dataset: { move: "say" } },
       el("button", { type: "submit" }, "Say it (narration only)"));
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
@@ -339,13 +329,11 @@
 
   function renderRecord() {
     const r = S.record;
-    const box = $("record-actions");
-    box.replaceChildren();
-    if (r && r.may_undo !== null && r.may_undo === S.me.seat && !r.dispute && !S.past) {
-      box.append(el("button", { type: "button", id: "undo", onclick: () => send({ type: "undo" }, "record-error") },
-        "Undo my last move"));
-    }
-    renderDispute();
+    const undo = r && r.may_undo !== null && r.may_undo === S.me.seat && !r.dispute && !S.past;
+    redraw($("record-actions"), undo ? [el("button", {
+      type: "button", id: "undo", onclick: () => send({ type: "undo" }, "record-error"),
+    }, "Undo my last move")] : [], $("record-title"));
+    redraw($("dispute"), disputeParts(), $("record-title"));
     const slider = $("slider");
     const follow = slider.dataset.moved !== "1";
     slider.max = String(Math.max(1, S.version));
@@ -353,39 +341,39 @@
     $("slider-out").textContent = `${slider.value} of ${slider.max}`;
   }
 
-  function renderDispute() {
+  /* The open dispute and its buttons, or the form that opens one. */
+  function disputeParts() {
     const r = S.record;
-    const box = $("dispute");
-    box.replaceChildren();
-    if (!r || S.past) return;
+    if (!r || S.past) return [];
     const d = r.dispute;
+    const box = [];
     if (d) {
       const ayes = Object.values(d.votes).filter(Boolean).length;
       const noes = Object.values(d.votes).length - ayes;
-      box.append(el("div", { class: "open-dispute", role: "status" },
+      box.push(el("div", { class: "open-dispute", role: "status" },
         el("p", {}, el("strong", {}, `Dispute #${d.id}`), ` by ${player(d.seat)} about event #${d.position}`,
           d.actor ? ` (${player(d.actor)}’s move)` : "", `: “${d.reason}”`),
         el("p", { class: "meta" }, `${ayes} to uphold, ${noes} against; ${d.needed} needed to uphold. Voters: ${d.voters.map(player).join(", ")}.`)));
       if (S.me.seat !== null && d.voters.includes(S.me.seat) && !(String(S.me.seat) in d.votes)) {
-        box.append(el("div", { class: "row" },
-          el("button", { type: "button", onclick: () => send({ type: "vote", uphold: true }, "record-error") }, "Vote to uphold (rewind)"),
-          el("button", { type: "button", class: "secondary", onclick: () => send({ type: "vote", uphold: false }, "record-error") }, "Vote against")));
+        box.push(el("div", { class: "row" },
+          el("button", { type: "button", id: "vote-uphold", onclick: () => send({ type: "vote", uphold: true }, "record-error") }, "Vote to uphold (rewind)"),
+          el("button", { type: "button", id: "vote-against", class: "secondary", onclick: () => send({ type: "vote", uphold: false }, "record-error") }, "Vote against")));
       }
       if (S.me.seat === d.seat) {
-        box.append(el("button", { type: "button", class: "secondary", onclick: () => send({ type: "withdraw_dispute" }, "record-error") }, "Withdraw the dispute"));
+        box.push(el("button", { type: "button", id: "withdraw", class: "secondary", onclick: () => send({ type: "withdraw_dispute" }, "record-error") }, "Withdraw the dispute"));
       }
       if (S.me.owner && r.options.owner_settles) {
-        box.append(el("div", { class: "row" },
-          el("button", { type: "button", onclick: () => settle(true) }, "Uphold (owner)"),
-          el("button", { type: "button", class: "secondary", onclick: () => settle(false) }, "Reject (owner)")));
+        box.push(el("div", { class: "row" },
+          el("button", { type: "button", id: "settle-uphold", onclick: () => settle(true) }, "Uphold (owner)"),
+          el("button", { type: "button", id: "settle-reject", class: "secondary", onclick: () => settle(false) }, "Reject (owner)")));
       }
-      return;
+      return box;
     }
-    if (S.me.seat === null) return;
+    if (S.me.seat === null) return [];
     // The moves the server says a dispute may be about now (R-REC-2): its check, not a copy.
     const disputable = new Set(r.disputable);
     const moves = [...S.commands.entries()].filter(([first]) => disputable.has(first)).slice(-30).reverse();
-    if (!moves.length) return;
+    if (!moves.length) return [];
     const form = el("form", { id: "dispute-form", class: "stack" },
       el("label", { for: "dispute-move" }, "Dispute a move"),
       el("select", { id: "dispute-move", name: "position" }, moves.map(([first, evs]) =>
@@ -394,7 +382,7 @@
       el("input", { id: "dispute-reason", name: "reason", maxlength: 1000, autocomplete: "off" }),
       el("div", { class: "row" },
         el("button", { type: "button", id: "dispute-preview", class: "secondary", onclick: () => preview(form) }, "Preview without it"),
-        el("button", { type: "submit" }, "Open the dispute")),
+        el("button", { type: "submit", id: "dispute-open" }, "Open the dispute")),
       el("div", { id: "preview" }));
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
@@ -403,7 +391,7 @@
       $("record-error").textContent = "";
       send({ type: "open_dispute", position: Number(form.elements.position.value), reason }, "record-error");
     });
-    box.append(form);
+    return [form];
   }
 
   async function preview(form) {
@@ -429,16 +417,16 @@
     $("owner").hidden = !S.me.owner;
     if (!S.me.owner) return;
     const links = JSON.parse(localStorage.getItem(`capes:links:${ID}`) || "{}");
-    $("seats").replaceChildren(...S.board.players.map((name, i) => {
+    redraw($("seats"), S.board.players.map((name, i) => {
       const seat = i + 1;
       const id = `link-${seat}`;
       return el("li", { class: "seat", dataset: { seat } },
         el("label", { for: id }, `${name}’s invitation link (seat ${seat})`),
         el("div", { class: "row" },
           el("input", { id, readonly: true, value: links[seat] || "", placeholder: "(not in this browser: issue a new link)", class: "link" }),
-          el("button", { type: "button", class: "secondary", onclick: () => copy(id) }, "Copy"),
-          el("button", { type: "button", class: "secondary", onclick: () => newLink(seat) }, "New link")));
-    }));
+          el("button", { type: "button", id: `copy-${seat}`, class: "secondary", onclick: () => copy(id) }, "Copy"),
+          el("button", { type: "button", id: `new-link-${seat}`, class: "secondary", onclick: () => newLink(seat) }, "New link")));
+    }), $("owner-title"));
   }
 
   function saveLink(seat, token) {

@@ -1,8 +1,10 @@
 """The table page, one behaviour at a time, where playing the demo's whole scene
 (``test_play_in_browser.py``) would be the long way round: a move's button clicked twice, an
 error that outlives its move, a keep-alive on the live stream, a new invitation link pasted
-into the tab of the old one, a live stream that is down or silent. Real Chromium, a real
-server; each campaign is set up over HTTP, and the page under test does the rest.
+into the tab of the old one, a live stream that is down or silent; a player on the keyboard
+alone (the focus kept as the table plays on), or with a screen reader (what is read out, and
+when). Real Chromium, a real server; each campaign is set up over HTTP, and the page under test
+does the rest. The page is found by role and label, as a screen reader finds it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from helpers import Table, client, open_campaign
+from playwright.sync_api import expect
 from test_play_in_browser import APOS, WAIT, Run, new_context, open_table, see, watch
 
 from cli.demo import NIGHTJAR_BUILD
@@ -44,11 +47,12 @@ def http(run: Run) -> Iterator[httpx.Client]:
 @pytest.fixture
 def open_page(browser: Any, run: Run) -> Iterator[Opener]:
     """``open_page(table, token)``: the table's page as its invitation link opens it (with
-    ``prepare(page)`` done first, if given)."""
+    ``prepare(page)`` done first, if given; on a phone's screen with ``phone=True``)."""
     contexts: list[Any] = []
 
-    def opened(table: Table, token: str, prepare: Callable[[Any], None] | None = None) -> Any:
-        contexts.append(new_context(browser, run))
+    def opened(table: Table, token: str, prepare: Callable[[Any], None] | None = None,
+               phone: bool = False) -> Any:
+        contexts.append(new_context(browser, run, *((390, 844) if phone else ())))
         page = watch(contexts[-1].new_page())
         if prepare:
             prepare(page)
@@ -368,3 +372,71 @@ def test_a_stream_that_is_open_but_brings_nothing_is_opened_again_after_a_move(
     see([ana], said)
     assert ana.locator(f"#log li[data-last='{said}']").count() == 1
     assert not ana.errors, ana.errors
+def drawn(page: Any) -> None:
+    """Wait until the page is done with the move it sent and shows the board it made."""
+    page.wait_for_function("!document.body.dataset.busy && document.body.dataset.applied"
+                           " && +document.body.dataset.version >= +document.body.dataset.applied")
+
+
+def test_a_keyboard_player_keeps_the_focus_and_the_words_while_another_seat_moves(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """Ana, on a phone, types the scene's frame; Ben speaks meanwhile, and her moves are drawn
+    again for the new board: her next keys still go where she was typing. Her move made with
+    Enter, its form is gone and the focus is on her moves' heading, from which Tab reaches the
+    narration: not the page's top, five links away."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    ana = open_page(table, table.tokens[1], phone=True)
+    frame = ana.get_by_role("textbox", name="The scene")
+    frame.focus()
+    ana.keyboard.type("The harbor at ")
+    table.play("", c.Narrate(seat=2, text="Rain hammers the docks"))
+    see([ana], table.version())
+    expect(frame).to_be_focused()
+    ana.keyboard.type("midnight")
+    expect(frame).to_have_value("The harbor at midnight")
+    ana.keyboard.press("Enter")
+    drawn(ana)
+    assert table.query("board")["scene_text"] == "The harbor at midnight"
+    expect(ana.get_by_role("heading", name="Your moves")).to_be_focused()
+    ana.keyboard.press("Tab")
+    expect(ana.get_by_role("textbox", name="Narration")).to_be_focused()
+    assert not ana.errors, ana.errors
+
+
+def test_a_half_written_dispute_stays_while_the_table_plays_on(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
+    table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
+    said = table.play("", c.Narrate(seat=3, text="A seagull steals Reyes' fries"))["version"]
+    ana = open_page(table, table.tokens[1])
+    move = ana.get_by_role("combobox", name="Dispute a move")
+    move.select_option(str(said))
+    why = ana.get_by_role("textbox", name="Why")
+    why.fill("No seagull flies in")
+    # Ben speaks: a new move to dispute, listed first in a form drawn again.
+    table.play("", c.Narrate(seat=2, text="Thunder rolls over the bay"))
+    see([ana], table.version())
+    expect(move).to_have_value(str(said))
+    expect(why).to_have_value("No seagull flies in")
+    expect(why).to_be_focused()
+    ana.keyboard.type(" this storm")
+    ana.keyboard.press("Enter")
+    drawn(ana)
+    assert table.query("record")["dispute"]["reason"] == "No seagull flies in this storm"
+
+
+def test_a_character_sheet_opened_stays_open_while_the_table_plays_on(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    table = open_campaign(http, players=("Ana", "Ben"))
+    table.play("", c.CreateCharacter(seat=1, name="Nightjar", build=NIGHTJAR_BUILD))
+    ben = open_page(table, table.tokens[2])
+    first = NIGHTJAR_BUILD.abilities[0]
+    ability = ben.get_by_role("listitem").filter(has_text=f"{first.name}: {first.category}")
+    ben.get_by_text(f"Nightjar \u2014 Ana{APOS}s").click()
+    expect(ability).to_be_visible()
+    table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
+    see([ben], table.version())
+    expect(ability).to_be_visible()
