@@ -230,33 +230,41 @@
 
   // -- rendering ----------------------------------------------------------------------------
 
+  /* The status is a live region: a screen reader reads it out when it changes, so it is
+     drawn again only then (it was on every board: "It's your move" read out again as each
+     other player spoke). */
   function renderStatus() {
+    const status = $("status");
+    const lines = statusLines();
+    if (lines.map((p) => p.textContent).join("") !== status.textContent) redraw(status, lines);
+  }
+
+  function statusLines() {
     const b = S.past ? S.past.board : S.board;
     // Whom the table waits for: a seat whose only moves are aside ones (a veto) is not.
     const waits = Object.entries(b.waiting_for).map(([seat, moves]) => [Number(seat), moves])
       .filter(([, moves]) => moves.some((m) => !ASIDE.has(m)));
     const mine = waits.find(([seat]) => seat === S.me.seat);
-    const status = $("status");
-    status.replaceChildren();
+    const lines = [];
     const voters = waits.filter(([, moves]) => moves.includes("vote")).map(([seat]) => seat);
-    if (b.closed) status.append(el("p", { class: "turn" }, "The campaign is closed."));
+    if (b.closed) lines.push(el("p", { class: "turn" }, "The campaign is closed."));
     else if (S.record && S.record.dispute && !S.past) {
       // The game waits for the dispute (R-REC-2): the board offers only its votes.
-      status.append(el("p", { class: "turn dispute" },
+      return [el("p", { class: "turn dispute" },
         `The table waits for dispute #${S.record.dispute.id} to be settled`,
         voters.length ? `: ${voters.map((s) => (s === S.me.seat ? "you" : player(s))).join(", ")} must still vote. ` : ". ",
-        el("a", { href: "#dispute", class: "jump" }, "Go to the dispute")));
-      return;
+        el("a", { href: "#dispute", class: "jump" }, "Go to the dispute"))];
     } else if (mine && !S.past) {
-      status.append(el("p", { class: "turn mine" }, "It’s your move. ",
+      lines.push(el("p", { class: "turn mine" }, "It’s your move. ",
         el("a", { href: "#moves-title", class: "jump" }, "Go to your moves")));
     }
     const others = waits.filter(([seat]) => seat !== S.me.seat);
     if (others.length) {
-      status.append(el("p", { class: "turn" }, "Waiting for ",
+      lines.push(el("p", { class: "turn" }, "Waiting for ",
         others.map(([seat, moves]) => `${player(seat)} (${moves.map((m) => (MOVES[m] || [human(m)])[0].toLowerCase()).join(", ")})`).join("; "), "."));
     }
-    if (!waits.length && !b.closed) status.append(el("p", { class: "turn" }, "Nobody is waited on."));
+    if (!waits.length && !b.closed) lines.push(el("p", { class: "turn" }, "Nobody is waited on."));
+    return lines;
   }
 
   function renderMoves() {

@@ -440,3 +440,25 @@ def test_a_character_sheet_opened_stays_open_while_the_table_plays_on(
     table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
     see([ben], table.version())
     expect(ability).to_be_visible()
+
+
+def test_whose_move_it_is_is_read_out_only_when_it_changes(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """The status is a live region: each change to it is read out. Ben speaking leaves Ana's
+    status as it was, and nothing is read out again; Ana framing the scene changes it."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    ana = open_page(table, table.tokens[1])
+    status = ana.locator("#status")
+    expect(status).to_have_attribute("aria-live", "polite")
+    expect(status).to_contain_text("It\u2019s your move.")
+    ana.evaluate("""window.readOut = 0; new MutationObserver(() => window.readOut++)
+        .observe(document.getElementById('status'),
+                 {childList: true, subtree: true, characterData: true})""")
+    table.play("", c.Narrate(seat=2, text="Rain hammers the docks"))
+    see([ana], table.version())
+    assert ana.evaluate("window.readOut") == 0
+    table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
+    see([ana], table.version())
+    assert ana.evaluate("window.readOut") > 0
+    expect(status).not_to_contain_text("Waiting for Ben (frame the scene)")
