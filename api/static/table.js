@@ -216,7 +216,12 @@
     at[parts[parts.length - 1]] = value;
   }
 
+  /* The picker takes the focus (its first choice) and gives it back when it closes: to the
+     move's button that asked, or, that move made, to the moves' heading (it fell to the
+     page's top). Escape closes it, as Cancel does. */
+  let pickerFrom = null;
   function openPicker(command, problem) {
+    if (!$("picker").contains(document.activeElement)) pickerFrom = document.activeElement;
     $("picker").hidden = false;
     $("picker-title").textContent = `${problem.rule}: ${problem.detail}`;
     $("picker-choices").replaceChildren(...problem.choices.map((choice) => el("button", {
@@ -225,8 +230,18 @@
     }, choiceText(problem.field, choice))));
     $("picker-choices").querySelector("button").focus();
   }
-  function closePicker() { $("picker").hidden = true; $("picker-choices").replaceChildren(); }
+  function closePicker() {
+    const focused = $("picker").contains(document.activeElement);
+    $("picker").hidden = true;
+    $("picker-choices").replaceChildren();
+    if (!focused) return;
+    const back = pickerFrom && document.body.contains(pickerFrom) ? pickerFrom : $("moves-title");
+    back.focus({ preventScroll: true });
+  }
   $("picker-cancel").addEventListener("click", closePicker);
+  $("picker").addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") { ev.preventDefault(); closePicker(); }
+  });
 
   // -- rendering ----------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from helpers import Table, client, open_campaign
 from playwright.sync_api import expect
 from test_play_in_browser import APOS, WAIT, Run, new_context, open_table, see, watch
 
+from cli import demo_capees
 from cli.demo import NIGHTJAR_BUILD
 from domain.capes import commands as c
 
@@ -462,3 +463,37 @@ def test_whose_move_it_is_is_read_out_only_when_it_changes(
     see([ana], table.version())
     assert ana.evaluate("window.readOut") > 0
     expect(status).not_to_contain_text("Waiting for Ben (frame the scene)")
+
+
+def test_the_picker_is_answered_and_closed_from_the_keyboard(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """CAPEES!: the Editor starts the scene without naming the hero it features; the picker asks
+    which, and takes the focus. Escape closes it, giving the focus back to the move's button;
+    asked again, Tab and Enter choose Silverstar, and the move made, the focus is on the moves'
+    heading."""
+    table = open_campaign(http, players=("Editor", "Alice", "Joe"), edition="capees")
+    for _, command in demo_capees.SCRIPT:
+        if isinstance(command, demo_capees.c.SeatCommand):
+            table.play("", command)
+            if isinstance(command, demo_capees.c.BeginStory):
+                break
+    editor = open_page(table, table.tokens[1])
+    start = editor.get_by_role("button", name="Start the scene")
+    picker = editor.get_by_role("dialog")
+    start.focus()
+    editor.keyboard.press("Enter")
+    expect(picker).to_be_visible()
+    expect(picker.get_by_role("button", name="Night Maiden")).to_be_focused()
+    editor.keyboard.press("Escape")
+    expect(picker).to_be_hidden()
+    expect(start).to_be_focused()
+    editor.keyboard.press("Enter")
+    expect(picker.get_by_role("button", name="Night Maiden")).to_be_focused()
+    editor.keyboard.press("Tab")
+    expect(picker.get_by_role("button", name="Silverstar")).to_be_focused()
+    editor.keyboard.press("Enter")
+    drawn(editor)
+    expect(start).to_have_count(0)
+    expect(editor.get_by_role("heading", name="Your moves")).to_be_focused()
+    assert [p["name"] for p in table.query("board")["present"]] == ["Silverstar"]
