@@ -276,16 +276,11 @@ Capes.editions.capees = (T) => {
     return "form";
   }
 
-  function fieldError(name, text) {
-    form.querySelector(`[data-for="${name}"]`).textContent = text;
-    const input = form.elements[name];
-    if (input) input.setAttribute("aria-invalid", "true");
-  }
+  const fieldError = (name, text) => T.fieldError(form, name, text, form.elements[name]);
 
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    for (const e of form.querySelectorAll(".field-error")) e.textContent = "";
-    for (const e of form.querySelectorAll("[aria-invalid]")) e.removeAttribute("aria-invalid");
+    T.clearFieldErrors(form);
     let command;
     try {
       command = commandOf(new FormData(form));

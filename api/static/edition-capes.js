@@ -228,11 +228,12 @@ Capes.editions.capes = (T) => {
   });
   const list = (text) => text.split(",").map((x) => x.trim()).filter(Boolean);
 
+  /* A refusal at the field named ``name``: the Drives' at the first strength to fill in. */
   function fieldError(name, text) {
-    const box = chForm.querySelector(`[data-for="${name}"]`);
-    box.textContent = text;
-    const input = chForm.querySelector(`[name="${name}"], [name="${name}_name"]`) || chForm.querySelector(`[name="${name}_abilities"]`);
-    if (input) { input.setAttribute("aria-invalid", "true"); input.setAttribute("aria-describedby", box.id || ""); }
+    const input = name === "drives"
+      ? $("ch-drive-inputs").querySelector("input:not(:disabled)") || $("ch-undifferentiated")
+      : chForm.querySelector(`[name="${name}"], [name="${name}_name"]`) || chForm.querySelector(`[name="${name}_abilities"]`);
+    T.fieldError(chForm, name, text, input);
   }
 
   function buildOf(f) {
@@ -279,8 +280,7 @@ Capes.editions.capes = (T) => {
 
   chForm.addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    for (const e of chForm.querySelectorAll(".field-error")) e.textContent = "";
-    for (const e of chForm.querySelectorAll("[aria-invalid]")) e.removeAttribute("aria-invalid");
+    T.clearFieldErrors(chForm);
     const f = new FormData(chForm);
     const method = f.get("method");
     let command;

@@ -55,6 +55,29 @@
       el("th", { scope: "row" }, d.name + (d.overdrawn ? " (overdrawn)" : "")),
       el("td", {}, String(d.strength)), el("td", {}, String(d.debt))))));
 
+  /* A refusal shown next to the field at fault (``input``, when the form has one for it):
+     the field is marked invalid, described by the refusal and given the focus, so a screen
+     reader reads out the field and why. The refusal alone, beside the field, was silent: the
+     focus stayed on the form's button. */
+  function fieldError(form, name, text, input) {
+    const box = form.querySelector(`[data-for="${name}"]`);
+    box.id = box.id || `${form.id}-${name}-error`;
+    box.textContent = text;
+    if (!input) return;
+    input.setAttribute("aria-invalid", "true");
+    input.setAttribute("aria-describedby", box.id);
+    input.focus();
+  }
+
+  /* A form's refusals cleared (it is sent again). */
+  function clearFieldErrors(form) {
+    for (const e of form.querySelectorAll(".field-error")) e.textContent = "";
+    for (const e of form.querySelectorAll("[aria-invalid]")) {
+      e.removeAttribute("aria-invalid");
+      e.removeAttribute("aria-describedby");
+    }
+  }
+
   /* A die as a die: its value, a label for screen readers, a small mark (staked Debt). */
   const die = (id, value, more, mark) => el("span", {
     class: "die", role: "img", "aria-label": `die ${id} showing ${value}${more || ""}`, title: `die ${id}`,
@@ -63,6 +86,7 @@
   /* The edition's part of the table (moves, board, ledgers, characters). */
   const E = Capes.editions[document.body.dataset.edition]({
     S, $, el, redraw, call, send, postCommand, player, charName, human, myLedger, drivesTable, die, problemText,
+    fieldError, clearFieldErrors,
   });
   const MOVES = E.MOVES;
   const ASIDE = E.ASIDE || new Set();

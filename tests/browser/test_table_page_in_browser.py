@@ -9,6 +9,7 @@ does the rest. The page is found by role and label, as a screen reader finds it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -497,3 +498,27 @@ def test_the_picker_is_answered_and_closed_from_the_keyboard(
     expect(start).to_have_count(0)
     expect(editor.get_by_role("heading", name="Your moves")).to_be_focused()
     assert [p["name"] for p in table.query("board")["present"]] == ["Silverstar"]
+
+
+@pytest.mark.parametrize(("edition", "abilities", "field", "rule"), [
+    ("capes", "Shadow Step, power, 1", "Abilities", "R-CHAR-1"),
+    ("capees", "Shadow Step, power, 1", "Drives", "C-HERO-1"),
+])
+def test_a_refused_character_is_read_out_at_the_field_at_fault(
+    http: httpx.Client, open_page: Opener, edition: str, abilities: str, field: str, rule: str
+) -> None:
+    """A build the rules refuse: the field at fault takes the focus, marked invalid and
+    described by the rule's reason, so a screen reader reads out the field and why (the
+    focus stayed on the button, and the reason beside the field was silent)."""
+    table = open_campaign(http, players=("Ana",), edition=edition)
+    ana = open_page(table, table.tokens[1], phone=True)
+    ana.locator("#new-character summary").click()
+    form = ana.locator("#character-form")
+    form.get_by_role("textbox", name="Name", exact=True).fill("Nightjar")
+    form.get_by_role("textbox", name=re.compile("^Abilities")).fill(abilities)
+    form.get_by_role("button", name="Create the character").focus()
+    ana.keyboard.press("Enter")
+    at_fault = form.get_by_role("textbox", name=re.compile(f"^{field}"))
+    expect(at_fault).to_be_focused()
+    expect(at_fault).to_have_attribute("aria-invalid", "true")
+    expect(at_fault).to_have_accessible_description(re.compile(f"^{rule}: "))
