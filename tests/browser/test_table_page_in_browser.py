@@ -522,3 +522,16 @@ def test_a_refused_character_is_read_out_at_the_field_at_fault(
     expect(at_fault).to_be_focused()
     expect(at_fault).to_have_attribute("aria-invalid", "true")
     expect(at_fault).to_have_accessible_description(re.compile(f"^{rule}: "))
+
+
+def test_the_table_page_is_headed_by_the_campaigns_name(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """A screen reader lists a page by its headings: the table's first is the campaign's name
+    (the page had none above its panels' ones: "The scene", "Your moves"…)."""
+    table = open_campaign(http, "Harbor City", players=("Ana",))
+    ana = open_page(table, table.tokens[1], phone=True)
+    expect(ana.get_by_role("heading", level=1)).to_have_text("Harbor City")
+    assert ana.evaluate("document.documentElement.lang") == "en"
+    width, wide = ana.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+    assert width <= wide, f"the page is {width} px wide in a {wide} px window"
