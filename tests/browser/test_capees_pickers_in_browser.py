@@ -1,0 +1,139 @@
+"""CAPEES!'s move forms list only what the rules accept: Buy Prominence and Balance list the
+characters the seat may give Prominence to, Claim the Complications a character may claim,
+Stake's "Whose Debt" the absent opponents the Editor may stake for (C-PROM-3, C-PROM-6,
+C-CLAIM-1, C-STAKE-5).
+
+Each position (``tests/capees_positions.py``) is set up over HTTP by the seats' tokens, on a
+real server with scripted dice; then the seat whose move it is opens the table in Chromium,
+and the test reads the lists its form offers. A list of every character (or Complication)
+would hold a choice the server refuses, so each position has one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+from capees_positions import (
+    BALANCING,
+    BUYING,
+    CLAIMING,
+    STAKING,
+    STAKING_DICE,
+    Script,
+)
+from helpers import Table, client, open_campaign
+from test_play_in_browser import Run, new_context, open_table, watch
+
+from cli.demo_capees import ALICE, DEMO_DICE, EDITOR, NIGHT_MAIDEN, PASS_REACTIONS
+from domain.capees import commands as c
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def dice() -> tuple[int, ...]:
+    """The server's scripted dice (a test parametrizes ``dice`` for others)."""
+    return DEMO_DICE
+
+
+@pytest.fixture
+def run(tmp_path: Path, dice: tuple[int, ...]) -> Iterator[Run]:
+    environ = {"CAPES_DB": str(tmp_path / "table.sqlite"),
+               "CAPES_TEST_DICE": ",".join(map(str, dice))}
+    with ExitStack() as stack:
+        started = Run(tmp_path, environ, stack)
+        started.start()
+        yield started
+
+
+@pytest.fixture
+def reach(browser: Any, run: Run) -> Iterator[Any]:
+    """``reach(script, seat)``: a CAPEES! campaign of the Editor, Alice and Joe played over
+    HTTP through ``script``; the table's page of ``seat``, showing its moves."""
+    contexts: list[Any] = []
+    with client(run.base) as http:
+
+        def reached(script: Script, seat: int) -> Any:
+            table = open_campaign(http, "Millennium City", players=("Editor", "Alice", "Joe"),
+                                  edition="capees")
+            play(table, script)
+            contexts.append(new_context(browser, run))
+            page = watch(contexts[-1].new_page())
+            open_table(page, f"{run.base}/play/{table.campaign_id}#token={table.tokens[seat]}")
+            page.locator("#moves form").first.wait_for()
+            return page
+
+        yield reached
+    for context in contexts:
+        context.close()
+
+
+def play(table: Table, script: Script) -> None:
+    """Every step of ``script`` by its seat's token (each must be accepted)."""
+    for narration, command in script:
+        if isinstance(command, c.SeatPlayer):
+            continue
+        if command == PASS_REACTIONS:
+            while (action := table.query("board")["action"]) and action["reacting"]:
+                table.play("", c.PassReaction(seat=action["reacting"]))
+        else:
+            table.play(narration, command)
+
+
+def listed(page: Any, move: str, field: str, **chosen: str) -> list[str]:
+    """What the form of ``move`` lists for ``field``, once ``chosen`` fields are chosen (by
+    their labels)."""
+    form = page.locator(f'form[data-move="{move}"]')
+    for name, label in chosen.items():
+        form.locator(f"[name={name}]").select_option(label=label)
+    return form.locator(f"[name={field}] option").all_text_contents()
+
+
+def test_buy_prominence_lists_my_hero_and_the_non_heroes_nobody_else_narrates(
+        reach: Any) -> None:
+    alice = reach(BUYING, ALICE)
+    # Not Silverstar (Joe's hero), not the robbers (the Editor's this scene), not the
+    # characters known by name only (C-PROM-3, C-NPC-1).
+    assert listed(alice, "capees.buy_prominence", "character") == [
+        "Chief Mannelli", "Night Maiden"]
+    assert not alice.errors, alice.errors
+
+
+def test_balance_lists_the_non_heroes_with_a_sheet(reach: Any) -> None:
+    editor = reach(BALANCING, EDITOR)
+    # Not the heroes, not the characters known by name only (C-PROM-6, C-NPC-1).
+    assert listed(editor, "capees.balance", "character") == ["the robbers", "Chief Mannelli"]
+    assert not editor.errors, editor.errors
+
+
+def test_claim_lists_the_complications_the_claimers_side_controls(reach: Any) -> None:
+    alice = reach(CLAIMING, ALICE)
+    assert listed(alice, "capees.claim", "character") == ["Night Maiden"]
+    # Not Traffic, a tie that nobody Controls (C-CLAIM-1).
+    assert listed(alice, "capees.claim", "complication", character="Night Maiden") == [
+        "#1 Robbery", "#2 Hostages"]
+    assert not alice.errors, alice.errors
+
+
+@pytest.mark.parametrize("dice", [STAKING_DICE])
+def test_whose_debt_lists_the_absent_opponents_for_the_editor_only(reach: Any) -> None:
+    editor = reach(STAKING, EDITOR)
+    # The robbers are absent with Debt; not Chief Mannelli (present), not the heroes, not the
+    # characters known by name only (C-STAKE-5, C-X-STAKE-1).
+    assert listed(editor, "capees.stake", "character") == [
+        "(the acting character)", "the robbers"]
+    assert not editor.errors, editor.errors
+
+
+@pytest.mark.parametrize("dice", [STAKING_DICE])
+def test_whose_debt_offers_nobody_else_in_a_heroes_action(reach: Any) -> None:
+    """In Night Maiden's action Alice stakes her own Debt only (C-STAKE-5: the Editor, in an
+    opponent's action)."""
+    alice = reach([*STAKING, ("", c.EndAction(seat=EDITOR)),
+                   ("", c.StartAction(seat=ALICE, character=NIGHT_MAIDEN))], ALICE)
+    assert listed(alice, "capees.stake", "character") == ["(the acting character)"]
+    assert not alice.errors, alice.errors

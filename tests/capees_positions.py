@@ -1,0 +1,132 @@
+"""Positions of a CAPEES! table where a move's form, listing every character or Complication,
+would offer choices the rules refuse: Buy Prominence, Balance, Claim and Stake's "Whose Debt"
+(C-PROM-3, C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5).
+
+Each is a script of ``(narration, command)`` steps in the shape of ``cli.demo_capees.SCRIPT``
+(004's example: the Editor, Alice and Joe), mostly the demo's own steps, so the same position
+is reached in process (the views' tests) and over HTTP by a browser test's seats.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from cli.demo_capees import (
+    ALICE,
+    CHIEF,
+    CHIEF_SHEET,
+    DEMO_DICE,
+    EDITOR,
+    HOSTAGES,
+    JOE,
+    NIGHT_MAIDEN,
+    NPC_DRIVES,
+    PASS_REACTIONS,
+    ROBBERS,
+    ROBBERS_SHEET,
+    SCRIPT,
+    SILVERSTAR,
+)
+from domain.capees import commands as c
+
+Script = list[tuple[str, Any]]
+
+
+def until(narration: str, script: Script = SCRIPT) -> Script:
+    """The demo's steps before the first one narrated ``narration``."""
+    return script[:next(i for i, (said, _) in enumerate(script) if said == narration)]
+
+
+def _after(narration: str, script: Script, *steps: tuple[str, Any]) -> Script:
+    """``script`` with ``steps`` inserted just after the step narrated ``narration``."""
+    at = len(until(narration, script)) + 1
+    return [*script[:at], *steps, *script[at:]]
+
+
+#: Prominence, Alice's chance: the Editor did not pass but bought the robbers' Prominence
+#: first. Alice may buy for Night Maiden and Chief Mannelli, and for nobody else: Silverstar
+#: is Joe's hero, the robbers are the Editor's this scene, the others have no sheet (C-PROM-3,
+#: C-NPC-1).
+BUYING: Script = [*until("Night Maiden drops from the rooftops")[:-1],
+                  ("Two men in ski masks", c.BuyProminence(seat=EDITOR, character=ROBBERS,
+                                                           side="opponent"))]
+
+#: Balancing, as in the demo: the Editor may give Prominence to the robbers or the Chief, the
+#: non-heroes with a sheet, new to the scene (C-PROM-6, C-NPC-1).
+BALANCING: Script = until("The robbers")
+
+#: The demo with a third Complication, Traffic, which nobody ever rolls (a tie: nobody
+#: Controls it).
+WITH_TRAFFIC: Script = _after("They have taken the tellers", SCRIPT,
+                              ("Rush hour", c.AddComplication(seat=EDITOR, name="Traffic")))
+TRAFFIC = 3
+
+#: Page 2's claims, Alice's chance: the Hero side Controls Robbery and Hostages, nobody
+#: Traffic; Night Maiden may claim either of the first two (C-CLAIM-1).
+CLAIMING: Script = until("Night Maiden will get the tellers out", WITH_TRAFFIC)
+
+#: The same claims, where Alice passed and Silverstar (Prominence 2) claimed Hostages: Night
+#: Maiden (Prominence 1) may claim Robbery only (C-CLAIM-2), Traffic still nobody's.
+CLAIMING_AFTER_SILVERSTAR: Script = [
+    *CLAIMING,
+    ("", c.PassClaim(seat=ALICE)),
+    ("Silverstar flies to the vault", c.Claim(seat=JOE, character=SILVERSTAR,
+                                              complication=HOSTAGES)),
+]
+
+
+def _powers(sheet: tuple[c.AbilitySpec, ...]) -> tuple[c.AbilitySpec, ...]:
+    """The sheet with its Skills made Powers (super: each use puts 1 Debt on a Drive)."""
+    return tuple(msgspec.structs.replace(a, type="power") if a.type == "skill" else a
+                 for a in sheet)
+
+
+def _scene_one() -> Script:
+    """The demo's scene where the robbers and the Chief roll Powers, so both end it with 1
+    Debt (C-ABIL-3): the Chief's Sharpshooting where the demo's Chief is Angry (the same die,
+    the same 5), the robbers' Getaway driving in their empty action (a 1 rolled to 1)."""
+    script: Script = []
+    for narration, command in SCRIPT:
+        if isinstance(command, c.CreateCharacter) and command.name == "the robbers":
+            command = msgspec.structs.replace(command, abilities=_powers(ROBBERS_SHEET))
+        elif isinstance(command, c.CreateCharacter) and command.name == "Chief Mannelli":
+            command = msgspec.structs.replace(command, abilities=_powers(CHIEF_SHEET))
+        elif narration == "The Chief's anger fires up the robbers":
+            command = msgspec.structs.replace(command, ability="Sharpshooting", drive="Anger")
+        script.append((narration, command))
+    robbers_act = len(until("Night Maiden strikes from the shadows", script)) - 2
+    assert script[robbers_act][1] == c.EndAction(seat=EDITOR)
+    script[robbers_act:robbers_act] = [
+        ("The getaway car screeches", c.RollAbility(
+            seat=EDITOR, ability="Getaway driving", complication=HOSTAGES, die=2,
+            drive="Greed")),
+        ("", c.KeepRoll(seat=EDITOR)),
+        ("", PASS_REACTIONS)]
+    return script
+
+
+#: The dice of :data:`STAKING`: the demo's, with the robbers' 1 after the Chief's roll.
+STAKING_DICE = (DEMO_DICE[0], 1, *DEMO_DICE[1:])
+#: The next scene, Chief Mannelli's action (turn 1 of page 1): the robbers, absent with 1
+#: Debt on Greed, may stake through the Editor (C-STAKE-5, C-X-STAKE-1); the present
+#: characters, the heroes and those known by name only may not.
+STAKING: Script = [
+    *_scene_one(),
+    ("A week later", c.StartScene(seat=EDITOR)),
+    ("", c.PassSetup(seat=ALICE)),
+    ("", c.PassSetup(seat=JOE)),
+    ("The robbers' friends plan a jailbreak", c.AddComplication(seat=EDITOR, name="Jailbreak")),
+    ("", c.PassSetup(seat=EDITOR)),
+    ("", c.BuyProminence(seat=EDITOR, character=CHIEF, side="opponent")),
+    ("", c.BuyProminence(seat=ALICE, character=NIGHT_MAIDEN, side="hero")),
+    ("", c.PassSetup(seat=JOE)),
+    ("", c.PassSetup(seat=EDITOR)),
+    ("The Chief walks the cell block", c.StartAction(seat=EDITOR, character=CHIEF)),
+]
+
+#: A non-hero with a full sheet who was never in a scene (so has no Debt): absent, but with
+#: nothing to stake (C-STAKE-1). Created by the Editor after the demo's cast.
+THE_DRIVER = c.CreateCharacter(seat=EDITOR, name="the driver", drives=NPC_DRIVES,
+                               abilities=ROBBERS_SHEET)
