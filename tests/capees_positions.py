@@ -30,8 +30,24 @@ from cli.demo_capees import (
     SILVERSTAR,
 )
 from domain.capees import commands as c
+from domain.capees.actions import asked
+from scripts.capees_table import Table
 
 Script = list[tuple[str, Any]]
+#: The character made after the demo's cast (:data:`BALANCING_NARRATED`, :data:`STAKING`).
+MINION = THE_DRIVER = 9
+
+
+def played(script: Script, dice: tuple[int, ...] = DEMO_DICE) -> Table:
+    """A table of the Editor, Alice and Joe played in process through ``script``."""
+    t = Table(players=("Editor", "Alice", "Joe"), dice=dice)
+    for _, command in script:
+        if command == PASS_REACTIONS:
+            while (seat := asked(t.state)) is not None:
+                t(c.PassReaction(seat=seat))
+        elif not isinstance(command, c.SeatPlayer):
+            t(command)
+    return t
 
 
 def until(narration: str, script: Script = SCRIPT) -> Script:
@@ -56,6 +72,20 @@ BUYING: Script = [*until("Night Maiden drops from the rooftops")[:-1],
 #: Balancing, as in the demo: the Editor may give Prominence to the robbers or the Chief, the
 #: non-heroes with a sheet, new to the scene (C-PROM-6, C-NPC-1).
 BALANCING: Script = until("The robbers")
+
+#: Balancing, where the Editor bought the robbers' Prominence on the Hero side and Alice the
+#: Chief's on the Opponent side (Hero 3, Opponent 1), then the Editor made a Minion and gave
+#: it 1 point, handing it to Joe: the Minion may have the last point, though Joe narrates it
+#: (the Editor's own addition); not the Chief (Alice's this scene), not the robbers (on the
+#: higher side) (C-PROM-6, C-EDITOR-1).
+BALANCING_NARRATED: Script = [
+    *BUYING[:-1],
+    ("", c.BuyProminence(seat=EDITOR, character=ROBBERS, side="hero")),
+    ("", c.BuyProminence(seat=ALICE, character=CHIEF, side="opponent")),
+    ("", c.CreateCharacter(seat=EDITOR, name="Minion", drives=NPC_DRIVES,
+                           abilities=ROBBERS_SHEET)),
+    ("", c.Balance(seat=EDITOR, character=MINION, side="opponent", narrator=JOE)),
+]
 
 #: The demo with a third Complication, Traffic, which nobody ever rolls (a tie: nobody
 #: Controls it).
@@ -86,9 +116,12 @@ def _powers(sheet: tuple[c.AbilitySpec, ...]) -> tuple[c.AbilitySpec, ...]:
 def _scene_one() -> Script:
     """The demo's scene where the robbers and the Chief roll Powers, so both end it with 1
     Debt (C-ABIL-3): the Chief's Sharpshooting where the demo's Chief is Angry (the same die,
-    the same 5), the robbers' Getaway driving in their empty action (a 1 rolled to 1)."""
+    the same 5), the robbers' Getaway driving in their empty action (a 1 rolled to 1). The
+    Editor also makes the driver, who never enters it."""
     script: Script = []
     for narration, command in SCRIPT:
+        if isinstance(command, c.BeginStory):
+            script.append(("", THE_DRIVER_MADE))
         if isinstance(command, c.CreateCharacter) and command.name == "the robbers":
             command = msgspec.structs.replace(command, abilities=_powers(ROBBERS_SHEET))
         elif isinstance(command, c.CreateCharacter) and command.name == "Chief Mannelli":
@@ -107,11 +140,15 @@ def _scene_one() -> Script:
     return script
 
 
+#: A non-hero with a full sheet who was never in a scene, so has no Debt: absent, but with
+#: nothing to stake (C-STAKE-1).
+THE_DRIVER_MADE = c.CreateCharacter(seat=EDITOR, name="the driver", drives=NPC_DRIVES,
+                                    abilities=ROBBERS_SHEET)
 #: The dice of :data:`STAKING`: the demo's, with the robbers' 1 after the Chief's roll.
 STAKING_DICE = (DEMO_DICE[0], 1, *DEMO_DICE[1:])
 #: The next scene, Chief Mannelli's action (turn 1 of page 1): the robbers, absent with 1
 #: Debt on Greed, may stake through the Editor (C-STAKE-5, C-X-STAKE-1); the present
-#: characters, the heroes and those known by name only may not.
+#: characters, the heroes, those known by name only, and the driver (absent, no Debt) may not.
 STAKING: Script = [
     *_scene_one(),
     ("A week later", c.StartScene(seat=EDITOR)),
@@ -126,7 +163,3 @@ STAKING: Script = [
     ("The Chief walks the cell block", c.StartAction(seat=EDITOR, character=CHIEF)),
 ]
 
-#: A non-hero with a full sheet who was never in a scene (so has no Debt): absent, but with
-#: nothing to stake (C-STAKE-1). Created by the Editor after the demo's cast.
-THE_DRIVER = c.CreateCharacter(seat=EDITOR, name="the driver", drives=NPC_DRIVES,
-                               abilities=ROBBERS_SHEET)

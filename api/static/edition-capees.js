@@ -14,8 +14,12 @@ Capes.editions.capees = (T) => {
   const mine = () => (S.board.present.length
     ? S.board.present.filter((p) => p.narrator === S.me.seat).map((p) => character(p.character))
     : S.characters.filter((c) => c.created_by === S.me.seat)).filter(Boolean);
-  /* Who narrates a character in the scene (undefined: nobody yet). */
-  const narratorOf = (id) => (S.board.present.find((p) => p.character === id) || {}).narrator;
+  /* The choices the server accepts for a move of mine that names a character (and a
+     Complication): the board's ``options``, worked out by the rules themselves, so this page
+     copies none of them (C-PROM-3, C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5). */
+  const legal = (move) => ((S.board.options || {})[S.me.seat] || {})[move] || [];
+  /* Each character of ``choices`` once, by name. */
+  const characters = (choices) => [...new Set(choices.map((o) => o.character))].map((id) => [id, charName(id)]);
   /* The character a form is about: its own field, else the one acting now, else my first. */
   const actor = (form) => (form && form.elements.character && form.elements.character.value
     ? character(form.elements.character.value)
@@ -43,7 +47,7 @@ Capes.editions.capees = (T) => {
     "capees.balance": ["Balance Prominence", [["character", "balanceable", "Character"],
       ["points", "count", "Points", 1], ["side", "side", "Side"], ["narrator", "seat", "Narrated by"]]],
     "capees.end_scene": ["End the scene", []],
-    "capees.claim": ["Claim a Complication", [["character", "mine", "Character"], ["complication", "claimable", "Complication"]]],
+    "capees.claim": ["Claim a Complication", [["character", "claimer", "Character"], ["complication", "claimable", "Complication"]]],
     "capees.pass_claim": ["Pass (no claim)", []],
     "capees.roll_overdrawn": ["Roll for an Overdrawn Drive", [["character", "overdrawn", "Character"]]],
     "capees.start_action": ["Start an action", [["character", "acting", "Character"]]],
@@ -78,30 +82,20 @@ Capes.editions.capees = (T) => {
         return c ? c.sides.flatMap((s) => s.dice.map(([id, value]) => [id, `die ${id}: ${value} (${SIDE[s.faction]})`])) : [];
       case "hero":
         return [["", "(ask me)"], ...S.characters.filter((x) => x.hero).map((x) => [x.id, x.name])];
-      case "absent": {
-        // C-STAKE-5, C-X-STAKE-1: only the Editor, in an opponent's action, stakes for an absent
-        // opponent: a non-hero with a sheet, not in the scene, no one's Exemplar.
-        const action = b.action ? b.present.find((p) => p.character === b.action.character) : null;
-        if (b.editor !== S.me.seat || !action || action.faction !== "opponent") return [["", "(the acting character)"]];
-        const exemplars = new Set(S.characters.flatMap((x) => x.exemplars.map((e) => e.character)));
-        return [["", "(the acting character)"], ...S.characters.filter((x) => !x.hero && x.drives.length
-          && !b.present.some((p) => p.character === x.id) && !exemplars.has(x.id)).map((x) => [x.id, x.name])];
-      }
-      case "claimable": {
-        // C-CLAIM-1: a Complication the claimer's side Controls.
-        const faction = (b.present.find((p) => p.character === (who && who.id)) || {}).faction;
-        return b.complications.filter((x) => x.controlled_by !== null && x.controlled_by === faction)
-          .map((x) => [x.id, `#${x.id} ${x.name}`]);
-      }
+      case "absent":
+        // Whose Debt: the acting character's, or an absent opponent's the server accepts on
+        // the chosen Complication.
+        return [["", "(the acting character)"], ...characters(legal("capees.stake")
+          .filter((o) => !c || o.complication === c.id))];
+      case "claimer":
+        return characters(legal("capees.claim"));
+      case "claimable":
+        return legal("capees.claim").filter((o) => who && o.character === who.id)
+          .map((o) => [o.complication, `#${o.complication} ${(complication(o.complication) || {}).name}`]);
       case "buyable":
-        // C-PROM-3, C-NPC-1: my own hero or a non-hero with a full sheet, not narrated by
-        // another seat this scene.
-        return S.characters.filter((x) => x.drives.length && (!x.hero || x.created_by === S.me.seat)
-          && [undefined, S.me.seat].includes(narratorOf(x.id))).map((x) => [x.id, x.name]);
+        return characters(legal("capees.buy_prominence"));
       case "balanceable":
-        // C-PROM-6, C-NPC-1: non-heroes with a full sheet (who narrates them is the server's
-        // to check: the Editor's own additions may be narrated by another seat).
-        return S.characters.filter((x) => !x.hero && x.drives.length).map((x) => [x.id, x.name]);
+        return characters(legal("capees.balance"));
       case "mine":
         return mine().map((x) => [x.id, x.name]);
       case "acting":

@@ -4,7 +4,8 @@
 some command of it is accepted now (the parts of an action — stake, split, roll — are tried
 against the Decider, since their legality depends on dice, stakes and Debt); ``candidates``
 lists concrete commands worth trying (most legal, some not) for random play, the demo and
-benchmarks. The Decider stays the judge.
+benchmarks, and ``legal`` those of them the Decider accepts, which the board lists for the
+moves whose forms name a character or a Complication. The Decider stays the judge.
 """
 
 from __future__ import annotations
@@ -42,6 +43,13 @@ def _offered(state: CampaignState, seat: int, *kinds: type[c.Command]) -> list[s
         if any(accepted(state, x) for x in options if type(x) is kind):
             found.append(command_name(kind))
     return found
+
+
+def legal(state: CampaignState, seat: int, kind: type[c.Command]) -> list[c.Command]:
+    """The candidates of ``seat`` of type ``kind`` that the Decider accepts (for some choice
+    it would ask for): every character and Complication a form of that move may name now."""
+    return [x for x in candidates(state)
+            if type(x) is kind and getattr(x, "seat", None) == seat and accepted(state, x)]
 
 
 def command_name(kind: type[c.Command]) -> str:
@@ -230,6 +238,11 @@ def _action_candidates(state: CampaignState, reacting: int | None, acting: int |
         for slot in who.drives:
             if slot.debt:
                 yield c.Stake(seat=action.seat, complication=x.id, drive=slot.name)
+        if action.seat == state.editor:
+            # C-STAKE-5: the Editor may stake for an absent opponent (the Decider says who).
+            for other in state.characters.values():
+                if other.id not in scene.prominence:
+                    yield c.Stake(seat=action.seat, complication=x.id, character=other.id)
     yield c.EndAction(seat=action.seat)
     yield c.EndAction(seat=action.seat)
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import msgspec
 
 from ..shared import is_overdrawn
+from . import commands as c
 from .model import CampaignState, Character, Complication
-from .moves import waiting_for
+from .moves import legal, waiting_for
 from .table import control
 from .victory import bonus, victory_points
 
@@ -68,6 +69,20 @@ class ActionView(View, frozen=True, kw_only=True):
     reacting: int | None
 
 
+class OptionView(View, frozen=True, kw_only=True):
+    """One choice a move's form may list: the character it names, and for a claim or an
+    absent opponent's stake, the Complication."""
+
+    character: int
+    complication: int | None
+
+
+#: The moves whose forms name a character (and a Complication): the board lists each seat's
+#: legal choices for them, so a page offers what the server accepts and copies no rule
+#: (C-PROM-3, C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5).
+LISTED: tuple[type[c.Command], ...] = (c.BuyProminence, c.Balance, c.Claim, c.Stake)
+
+
 class Board(View, frozen=True, kw_only=True):
     name: str
     edition: str
@@ -97,6 +112,11 @@ class Board(View, frozen=True, kw_only=True):
     stories_played: int
     scenes_played: int
     closed: bool
+    #: seat -> a move of ``waiting_for`` among :data:`LISTED` -> the characters (with the
+    #: Complication, for a claim) it may name now; for ``capees.stake``, the absent opponents
+    #: the Editor may stake for, the acting character aside. It defaults to none, so boards
+    #: stored before it existed still decode.
+    options: dict[int, dict[str, tuple[OptionView, ...]]] = {}
 
 
 class DriveView(View, frozen=True, kw_only=True):
@@ -169,6 +189,7 @@ def board(state: CampaignState) -> Board:
 
     story, scene = state.story, state.scene
     action = scene.action if scene else None
+    waiting = waiting_for(state)
     return Board(
         name=state.name, edition=state.edition, rules_version=state.rules_version,
         players=tuple(p.name for p in state.players), editor=state.editor,
@@ -196,11 +217,39 @@ def board(state: CampaignState) -> Board:
                   action.roll.rolled) if action.roll else None,
             reacting=asked(state)) if action else None,
         overdrawn=scene.overdrawn if scene else (),
-        waiting_for=waiting_for(state),
+        waiting_for=waiting,
+        options=options(state, waiting),
         complications=tuple(complication_view(state, c)
                             for c in sorted(state.complications.values(), key=lambda c: c.id)),
         stories_played=state.stories_played, scenes_played=state.scenes_played,
         closed=state.closed)
+
+
+def options(state: CampaignState, waiting: dict[int, tuple[str, ...]]
+            ) -> dict[int, dict[str, tuple[OptionView, ...]]]:
+    """For each seat's move of ``waiting`` among :data:`LISTED`: the characters (and
+    Complications) the Decider accepts it for, in the order of the candidates, once each."""
+    shown: dict[int, dict[str, tuple[OptionView, ...]]] = {}
+    for seat, moves in waiting.items():
+        for kind in LISTED:
+            tag = str(kind.__struct_config__.tag)
+            if tag not in moves:
+                continue
+            found = (_option(x) for x in legal(state, seat, kind))
+            shown.setdefault(seat, {})[tag] = tuple(dict.fromkeys(x for x in found if x))
+    return shown
+
+
+def _option(command: c.Command) -> OptionView | None:
+    """The choice a legal command of :data:`LISTED` makes; None for a stake of the acting
+    character's own Debt, which names nobody (the form's default)."""
+    if isinstance(command, c.Claim | c.Stake):
+        if command.character is None:
+            return None
+        return OptionView(character=command.character, complication=command.complication)
+    if isinstance(command, c.BuyProminence | c.Balance):
+        return OptionView(character=command.character, complication=None)
+    return None
 
 
 def _character_view(state: CampaignState, ch: Character) -> CharacterView:

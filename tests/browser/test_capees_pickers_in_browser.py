@@ -19,8 +19,10 @@ from typing import Any
 import pytest
 from capees_positions import (
     BALANCING,
+    BALANCING_NARRATED,
     BUYING,
     CLAIMING,
+    CLAIMING_AFTER_SILVERSTAR,
     STAKING,
     STAKING_DICE,
     Script,
@@ -110,6 +112,15 @@ def test_balance_lists_the_non_heroes_with_a_sheet(reach: Any) -> None:
     assert not editor.errors, editor.errors
 
 
+def test_balance_lists_the_editors_additions_and_no_character_another_seat_brought(
+        reach: Any) -> None:
+    editor = reach(BALANCING_NARRATED, EDITOR)
+    # The Minion, though Joe narrates it (the Editor handed it over); not Chief Mannelli
+    # (Alice bought his Prominence), not the robbers (on the higher side) (C-PROM-6).
+    assert listed(editor, "capees.balance", "character") == ["Minion"]
+    assert not editor.errors, editor.errors
+
+
 def test_claim_lists_the_complications_the_claimers_side_controls(reach: Any) -> None:
     alice = reach(CLAIMING, ALICE)
     assert listed(alice, "capees.claim", "character") == ["Night Maiden"]
@@ -119,11 +130,20 @@ def test_claim_lists_the_complications_the_claimers_side_controls(reach: Any) ->
     assert not alice.errors, alice.errors
 
 
+def test_claim_lists_no_complication_a_character_as_prominent_holds(reach: Any) -> None:
+    alice = reach(CLAIMING_AFTER_SILVERSTAR, ALICE)
+    # Not Hostages: Silverstar holds it with Prominence 2, Night Maiden has 1 (C-CLAIM-2).
+    assert listed(alice, "capees.claim", "complication", character="Night Maiden") == [
+        "#1 Robbery"]
+    assert not alice.errors, alice.errors
+
+
 @pytest.mark.parametrize("dice", [STAKING_DICE])
 def test_whose_debt_lists_the_absent_opponents_for_the_editor_only(reach: Any) -> None:
     editor = reach(STAKING, EDITOR)
     # The robbers are absent with Debt; not Chief Mannelli (present), not the heroes, not the
-    # characters known by name only (C-STAKE-5, C-X-STAKE-1).
+    # characters known by name only (C-STAKE-5, C-X-STAKE-1), not the driver (absent, but
+    # with no Debt: C-STAKE-1).
     assert listed(editor, "capees.stake", "character") == [
         "(the acting character)", "the robbers"]
     assert not editor.errors, editor.errors

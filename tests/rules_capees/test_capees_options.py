@@ -1,0 +1,143 @@
+"""The board lists, for each move whose form names a character (and a Complication), the
+choices the rules accept now: whom a seat may buy or balance Prominence for, which character
+may claim which Complication, for which absent opponent the Editor may stake (C-PROM-3,
+C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5). The Decider works them out, so a page that lists
+them offers nothing the server refuses, and leaves nothing out."""
+
+from __future__ import annotations
+
+from capees_helpers import EDITOR, act, earlier_debt, first_scene
+from capees_positions import (
+    BALANCING,
+    BALANCING_NARRATED,
+    BUYING,
+    CLAIMING,
+    CLAIMING_AFTER_SILVERSTAR,
+    MINION,
+    STAKING,
+    STAKING_DICE,
+    THE_DRIVER,
+    WITH_TRAFFIC,
+    Script,
+    played,
+)
+
+from cli.demo_capees import (
+    ALICE,
+    CHIEF,
+    DEMO_DICE,
+    HOSTAGES,
+    NIGHT_MAIDEN,
+    PASS_REACTIONS,
+    ROBBERS,
+    ROBBERY,
+)
+from domain.capees import commands as c
+from domain.capees.model import CampaignState
+from domain.capees.moves import accepted
+from domain.capees.views import LISTED, board
+
+Choice = tuple[int, int | None]
+
+
+def listed(state: CampaignState, seat: int, move: str) -> list[Choice]:
+    """The board's options of ``seat`` for ``move``: (character, Complication)."""
+    return [(o.character, o.complication) for o in board(state).options[seat][move]]
+
+
+def test_buy_prominence_lists_my_hero_and_the_non_heroes_nobody_else_narrates() -> None:
+    t = played(BUYING)
+    # Not Silverstar (Joe's hero), not the robbers (the Editor's this scene), not the
+    # characters known by name only (C-PROM-3, C-NPC-1).
+    assert listed(t.state, ALICE, "capees.buy_prominence") == [(CHIEF, None),
+                                                               (NIGHT_MAIDEN, None)]
+
+
+def test_balance_lists_the_non_heroes_new_to_the_scene() -> None:
+    t = played(BALANCING)
+    assert listed(t.state, EDITOR, "capees.balance") == [(ROBBERS, None), (CHIEF, None)]
+
+
+def test_balance_lists_the_editors_additions_whoever_narrates_them_and_nobody_another_seat_brought(
+        ) -> None:
+    t = played(BALANCING_NARRATED)
+    # The Minion, handed to Joe; not the Chief (Alice's), not the robbers (the higher side).
+    assert t.state.scene is not None and t.state.scene.narrator[MINION] == 3
+    assert listed(t.state, EDITOR, "capees.balance") == [(MINION, None)]
+
+
+def test_claim_lists_what_the_claimers_side_controls() -> None:
+    t = played(CLAIMING)
+    # Traffic is a tie: nobody Controls it (C-CLAIM-1).
+    assert listed(t.state, ALICE, "capees.claim") == [(NIGHT_MAIDEN, ROBBERY),
+                                                      (NIGHT_MAIDEN, HOSTAGES)]
+
+
+def test_claim_lists_no_complication_held_by_a_character_as_prominent() -> None:
+    t = played(CLAIMING_AFTER_SILVERSTAR)
+    # Silverstar (Prominence 2) holds Hostages; Night Maiden has 1 (C-CLAIM-2).
+    assert listed(t.state, ALICE, "capees.claim") == [(NIGHT_MAIDEN, ROBBERY)]
+
+
+def test_whose_debt_lists_the_absent_opponents_with_debt_on_each_complication() -> None:
+    t = played(STAKING, STAKING_DICE)
+    jailbreak = t.complication("Jailbreak")
+    # Not the driver: absent, but no Drive holds Debt (C-STAKE-1).
+    assert listed(t.state, EDITOR, "capees.stake") == [(ROBBERS, jailbreak)]
+    assert THE_DRIVER not in {ch for ch, _ in listed(t.state, EDITOR, "capees.stake")}
+
+
+def test_the_editor_is_offered_a_stake_for_an_absent_opponent_when_the_actor_has_no_debt(
+        ) -> None:
+    """C-STAKE-5: the Chief holds no Debt, the arch-villain does: the stake is offered, for the
+    arch-villain only (Polly Trueheart, with Debt too, is Captain Liberty's Exemplar:
+    C-X-STAKE-1)."""
+    t = first_scene()
+    earlier_debt(t, t["the arch-villain"], "Despair", 1)
+    earlier_debt(t, t["Polly Trueheart"], "Greed", 1)
+    act(t, "Chief Mannelli")
+    shown = board(t.state)
+    assert "capees.stake" in shown.waiting_for[EDITOR]
+    assert {o.character for o in shown.options[EDITOR]["capees.stake"]} == {
+        t["the arch-villain"]}
+
+
+def test_a_seat_is_listed_exactly_what_the_decider_accepts_at_every_step() -> None:
+    """At every step of the positions above, for every character and Complication: listed
+    if and only if the command naming them is accepted."""
+    for script, dice in ((WITH_TRAFFIC, DEMO_DICE), (BALANCING_NARRATED, DEMO_DICE),
+                         (CLAIMING_AFTER_SILVERSTAR, DEMO_DICE), (STAKING, STAKING_DICE)):
+        for n in range(1, len(script) + 1):
+            _check_exact(script[:n], dice)
+
+
+def _check_exact(script: Script, dice: tuple[int, ...]) -> None:
+    if script[-1][1] == PASS_REACTIONS:
+        return
+    state = played(script, dice).state
+    shown = board(state)
+    for seat, moves in shown.waiting_for.items():
+        for kind in LISTED:
+            tag = str(kind.__struct_config__.tag)
+            if tag not in moves:
+                continue
+            options = {(o.character, o.complication) for o in shown.options[seat][tag]}
+            assert options == _accepted(state, seat, kind), (script[-1], seat, tag)
+
+
+def _accepted(state: CampaignState, seat: int, kind: type[c.Command]) -> set[Choice]:
+    """Every (character, Complication) the Decider accepts ``kind`` for, tried one by one (a
+    stake naming the acting character aside: that is the stake the form sends by default)."""
+    found: set[Choice] = set()
+    action = state.scene.action if state.scene else None
+    for ch in state.characters:
+        if kind is c.Stake and action is not None and ch == action.character:
+            continue
+        if kind in (c.BuyProminence, c.Balance):
+            if accepted(state, kind(seat=seat, character=ch)):  # type: ignore[call-arg]
+                found.add((ch, None))
+            continue
+        for x in state.complications:
+            if accepted(state, kind(seat=seat, character=ch, complication=x)):  # type: ignore[call-arg]
+                found.add((ch, x))
+    return found
