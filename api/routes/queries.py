@@ -291,13 +291,21 @@ async def stream_events(
         bool, QueryParameter(name="board", description="After each change, one more message "
                              "(event `board`): the board as of that change")
     ] = False,
+    heartbeat: Annotated[
+        bool, QueryParameter(description="The keep-alive as a message a client receives, "
+                             '`{"type": "keep-alive", "every": 15.0}` (event `keep-alive`), '
+                             "first at once, then after every `every` seconds of quiet (else a "
+                             "comment): a client that hears nothing for longer knows the "
+                             "connection is dead, though no error says so")
+    ] = False,
 ) -> LiveResponse:
     """Every event from ``after`` (or the ``Last-Event-ID`` header) on, then each new one.
 
     Each message's ``id`` is the event's position and its ``event`` the event type (none with
     ``plain=true``). With ``board=true``, once the stream has sent every event there is, it
     sends ``{"type": "board", "version": N, "board": {...}}`` (id N, event ``board``): the
-    board after event N, so a page needs no second request to redraw.
+    board after event N, so a page needs no second request to redraw. With
+    ``heartbeat=true`` the keep-alive is a message too (see the parameter).
     """
     actor = await authenticate(request, campaign_id, services, query=True)
     start = _resume_from(request.headers.get("last-event-id", ""), after)
@@ -320,7 +328,8 @@ async def stream_events(
         return True
 
     async def body(send: Send, gone: asyncio.Future[None]) -> None:
-        await _follow(services, campaign_id, start, send, gone, plain, with_board, allowed)
+        await _follow(services, campaign_id, start, send, gone, plain, with_board, allowed,
+                      heartbeat)
 
     return LiveResponse(body, retry_duration=RECONNECT_MS, ended=lambda: hub.release(holder))
 
@@ -350,6 +359,16 @@ _EVENT_LINES = re.compile(rb"^event: [^\r\n]*\r?\n", re.MULTILINE)
 KEEPALIVE_MESSAGE = b": keep-alive\r\n\r\n"
 
 
+def heartbeat_message(every: float, plain: bool) -> bytes:
+    """The keep-alive of a stream opened with ``heartbeat=true``: a message with no ``id`` (a
+    browser's ``Last-Event-ID`` stays the last event's), which a page's script receives, so
+    that it can tell a dead connection (a laptop woken from sleep, a phone changing networks:
+    the browser may see no error for minutes) from a quiet table."""
+    return ServerSentEventMessage(
+        data=f'{{"type":"keep-alive","every":{every}}}',
+        event=None if plain else "keep-alive").encode()
+
+
 class BoardMessage(msgspec.Struct, frozen=True, kw_only=True):
     """The stream's ``board`` message: the board as of event ``version``."""
 
@@ -365,7 +384,7 @@ class _Revoked(Exception):
 async def _follow(
     services: Services, campaign_id: UUID, last: int, send: Send, gone: asyncio.Future[None],
     plain: bool = False, with_board: bool = False,
-    allowed: Callable[[], Awaitable[bool]] | None = None,
+    allowed: Callable[[], Awaitable[bool]] | None = None, heartbeat: bool = False,
 ) -> None:
     """Send the campaign's events after ``last``, then each command's as it is announced,
     until the client goes (``gone``) or ``allowed`` says its token is revoked."""
@@ -385,7 +404,10 @@ async def _follow(
         """Events as the client asked for them (``plain``: without event names)."""
         return _EVENT_LINES.sub(b"", wire) if plain else wire
 
+    keepalive = heartbeat_message(hub.keepalive, plain) if heartbeat else KEEPALIVE_MESSAGE
     try:
+        if heartbeat:
+            await write(keepalive)  # at once: the client learns how often to expect one
         behind = True
         while not gone.done():
             if behind:
@@ -407,7 +429,7 @@ async def _follow(
                 continue
             if follower.due and not follower.inbox:
                 follower.due = False
-                await write(KEEPALIVE_MESSAGE)
+                await write(keepalive)
                 # Quiet for a while: look at the log too. Announcements are sent at most once
                 # (Redis pub/sub between workers drops one now and then, e.g. while a worker
                 # subscribes); this bounds what a lost one costs to a delay.

@@ -632,6 +632,23 @@
   let dropped = false;
   let reviveWait = 1000;
   let offlineTimer = null;
+  /* When the stream last said anything, and how long a silence means it is dead: the server's
+     keep-alive (``heartbeat=true``) says how often it comes, and a connection that died
+     without an error (a laptop woken from sleep, a phone that changed networks) brings none,
+     though the browser may hold it "open" for minutes. */
+  let heardAt = 0;
+  let silenceMs = 0;
+  function checkSilence() {
+    if (!source || source.readyState !== EventSource.OPEN || !silenceMs) return;
+    if (Date.now() - heardAt <= silenceMs) return;
+    dropped = true;
+    showLive(false);
+    listen(S.heard);
+  }
+  setInterval(checkSilence, 1000);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") checkSilence();
+  });
 
   /* The header's badge at once, and, when the stream stays down, the notice. */
   function showLive(on) {
@@ -651,10 +668,13 @@
      board as of its last event. */
   function listen(after) {
     if (source) source.close();
-    const es = new EventSource(`${BASE}/events/stream?after=${after}&plain=true&board=true`);
+    const es = new EventSource(
+      `${BASE}/events/stream?after=${after}&plain=true&board=true&heartbeat=true`);
     source = es;
+    silenceMs = 0;
     es.onopen = () => {
       if (es !== source) return;
+      heardAt = Date.now();
       reviveWait = 1000;
       showLive(true);
       if (dropped) document.body.dataset.reconnected = "1";
@@ -669,12 +689,18 @@
     };
     es.onmessage = (message) => {
       if (es !== source) return;
+      heardAt = Date.now();
       // Every message is a JSON object; anything else is not ours to read. The server's
       // keep-alive (a comment) came with an empty data line, which the browser dispatches as
       // an empty message: JSON.parse threw every 15 s.
       let data = null;
       try { data = JSON.parse(message.data); } catch (e) { return; }
       if (data === null || typeof data !== "object") return;
+      if (data.type === "keep-alive") {
+        // Three keep-alives missed: the connection is dead (checkSilence opens another).
+        silenceMs = 3 * 1000 * data.every;
+        return;
+      }
       if (data.type === "board") {
         // Older than the board read after a move while the stream was down: shown already.
         if (data.version < S.version) return;

@@ -374,6 +374,50 @@ def test_a_stream_that_is_open_but_brings_nothing_is_opened_again_after_a_move(
     see([ana], said)
     assert ana.locator(f"#log li[data-last='{said}']").count() == 1
     assert not ana.errors, ana.errors
+
+
+#: The page's first stream dies without an error once it has brought the board, as a laptop's
+#: does in its sleep: the browser holds it "open" and nothing more comes. Its first keep-alive
+#: says one comes every 0.3 s (the server's are 15 s apart), so the test need not wait long.
+DEAD_FIRST_STREAM = """
+(() => {
+  const Real = window.EventSource;
+  window.opened = 0;
+  window.EventSource = class extends Real {
+    constructor(url, init) { super(url, init); this.first = window.opened++ === 0; }
+    set onmessage(handler) {
+      let dead = false;
+      super.onmessage = (m) => {
+        if (dead) return;
+        const data = JSON.parse(m.data);
+        if (this.first && data.type === "keep-alive") {
+          handler(new MessageEvent("message", {data: JSON.stringify({...data, every: 0.3})}));
+          return;
+        }
+        handler(m);
+        if (this.first && data.type === "board") dead = true;
+      };
+    }
+  };
+})();
+"""
+
+
+def test_a_stream_that_dies_without_an_error_is_opened_again_when_its_keep_alives_stop(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """Three keep-alives missed and the page opens a new stream from the last event it has:
+    the next player's move shows without a reload, though the page sent nothing."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    ana = open_page(table, table.tokens[1], lambda page: page.add_init_script(DEAD_FIRST_STREAM))
+    ana.wait_for_function("document.getElementById('live').textContent === 'live'")
+    said = table.play("", c.Narrate(seat=2, text="Rain hammers the docks"))["version"]
+    see([ana], said)
+    assert ana.evaluate("window.opened") == 2
+    assert ana.locator(f"#log li[data-last='{said}']").count() == 1
+    assert not ana.errors, ana.errors
+
+
 def drawn(page: Any) -> None:
     """Wait until the page is done with the move it sent and shows the board it made."""
     page.wait_for_function("!document.body.dataset.busy && document.body.dataset.applied"

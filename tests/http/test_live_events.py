@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import msgspec
 import pytest
 from helpers import (
     DEMO_STEPS,
@@ -179,6 +180,46 @@ def test_a_quiet_streams_keep_alive_is_a_comment_that_no_page_receives_as_a_mess
     lines = KEEPALIVE_MESSAGE.decode().split("\r\n")
     assert lines[0].startswith(":") and lines[1:] == ["", ""]
     assert not any(line.startswith("data") for line in lines)
+
+
+def raw_messages(response: httpx.Response, count: int) -> list[dict[str, str]]:
+    """The first ``count`` messages of a stream as their fields, comments skipped."""
+    got: list[dict[str, str]] = []
+    fields: dict[str, str] = {}
+    for line in response.iter_lines():
+        if not line:
+            if "data" in fields:
+                got.append(fields)
+                if len(got) == count:
+                    return got
+            fields = {}
+        elif not line.startswith(":"):
+            name, _, value = line.partition(":")
+            fields[name] = value.removeprefix(" ")
+    return got
+
+
+@pytest.mark.parametrize("plain", [False, True])
+def test_a_stream_asked_for_a_heartbeat_starts_with_one_that_says_how_often_it_comes(
+    base_url: str, plain: bool
+) -> None:
+    """A page cannot see a comment, so it cannot tell a dead connection from a quiet table
+    (a laptop woken from sleep: the browser may hold the dead one "open" for minutes); with
+    ``heartbeat=true`` the keep-alive is a message, without an id (Last-Event-ID stays the last
+    event's), and the first comes at once."""
+    with client(base_url) as http, client(base_url, read=PROMPT) as watcher:
+        table = open_campaign(http, players=["Ana"])
+        params = {"token": table.tokens[1], "heartbeat": "true", "plain": str(plain).lower()}
+        stream = watcher.send(watcher.build_request("GET", table.url("/events/stream"),
+                                                    params=params), stream=True)
+        try:
+            first, second = raw_messages(stream, 2)
+        finally:
+            stream.close()
+    assert msgspec.json.decode(first["data"]) == {"type": "keep-alive", "every": 15.0}
+    assert "id" not in first
+    assert first.get("event") == (None if plain else "keep-alive")
+    assert second["id"] == "1"
 
 
 def test_with_two_workers_on_redis_a_subscriber_hears_commands_run_by_either(
