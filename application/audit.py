@@ -502,6 +502,12 @@ def check_snapshots(app: Campaigns, records: Sequence[Recorded[Any]],
                     continue  # written before snapshots kept it: loads then fold the past anew
                 # What a load keeps of it (older snapshots reached back to the scene's start).
                 theirs = prune_past(theirs, snapshot.record)
+                if 0 < len(theirs) <= len(mine):
+                    # A past that reaches back less far is a shorter cache, not a wrong one:
+                    # the campaign keeps what it kept when a dispute named a move older than
+                    # that (R-REC-2), and a revert past it loads the game as it was. Only
+                    # states that a revert would take from it must be the log's.
+                    mine = mine[len(mine) - len(theirs):]
             if mine != theirs:
                 where, want, got = _first_difference(msgspec.to_builtins(mine),
                                                      msgspec.to_builtins(theirs), field)
