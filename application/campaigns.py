@@ -28,7 +28,7 @@ from eventsourcing.utils import Environment, EnvType, get_topic
 
 from domain.edition import Edition
 from domain.editions import EDITIONS, get_edition, play_of
-from domain.errors import InvalidReference
+from domain.errors import InvalidReference, RuleViolation
 from domain.record import RecordCommand, RecordEvent
 from domain.record import decide as record_decide
 from domain.record.commands import ExpireDispute, IssueToken, OpenDispute
@@ -510,6 +510,8 @@ class Campaigns(Application[UUID]):
         ``ForkedFrom``; the source's log gets ``ForkMade``. Returns the fork's outcome.
         """
         source = self._load(campaign_id, version)
+        if version is not None:
+            self._check_move_ended(source, version)
         broken = self.broken.get(campaign_id)
         if broken is not None and source.version >= broken[0]:
             # The fork would carry the game as folded from the damaged event on, under a new
@@ -537,6 +539,26 @@ class Campaigns(Application[UUID]):
             # One transaction: the fork and the source's ForkMade are stored together or, if
             # another writer got to the source first (CampaignConflict), neither is.
             return self.commit(staged)[0]
+
+    def _check_move_ended(self, campaign: Campaign, version: int) -> None:
+        """R-X-REC-6: raise unless the game at ``version`` is one a move left, not one in the
+        middle of a move (the campaign as loaded at ``version``)."""
+        at = self.history(campaign.id, version - 1, 1)[0]
+        move = at.command or version
+        last = None
+        after = version
+        while True:
+            page = self.history(campaign.id, after, 100)
+            mine = [r for r in page if (r.command or r.originator_version) == move]
+            last = max((r.originator_version for r in mine
+                        if not isinstance(r.event, RecordEvent)), default=last)
+            if len(mine) < len(page) or not page:
+                break
+            after = page[-1].originator_version
+        if last is not None:
+            raise RuleViolation(
+                "R-X-REC-6", f"version {version} is in the middle of a move (events {move} to "
+                f"{last}): no game was left there; fork at {move - 1} or at {last}")
 
     def seat_player(self, campaign_id: UUID, command: Any,
                     issue: Callable[[int], str]) -> tuple[Outcome, str]:

@@ -53,7 +53,10 @@ def test_the_capees_demo_plays_to_its_victory_target_on_each_store(
     imported = app.import_log(source, entries).campaign_id
     assert app.state(imported) == state  # R-FAIR-7: an import replays to the same game
     assert verify_stored(app, imported).ok
-    fork = app.fork(campaign, played, name="What if").campaign_id  # R-REC-6
+    # R-REC-6, R-X-REC-6: a fork starts where a move ended: just before the one that ended
+    # page 1 (the page ends and the next starts in one move).
+    ending = next(r.command for r in history if r.originator_version == played)
+    fork = app.fork(campaign, ending - 1, name="What if").campaign_id
     forked = app.state(fork)
     assert forked.name == "What if" and forked.scene is not None and forked.scene.page == 1
 

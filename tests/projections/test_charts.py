@@ -85,7 +85,10 @@ def test_every_mark_of_the_pace_chart_is_labelled(demo: Any) -> None:
 
 def test_a_forks_players_are_named_in_its_charts(demo: Any) -> None:
     app, _, campaign = demo
-    fork = app.fork(campaign, 100, name="What if").campaign_id
+    # From where the move holding event 100 ended (a fork starts where a move ended, R-X-REC-6).
+    move = app.history(campaign, 99, 1)[0].command
+    ended = max(r.originator_version for r in app.history(campaign, 99, 50) if r.command == move)
+    fork = app.fork(campaign, ended, name="What if").campaign_id
     figures = analytics(demo, fork)
     assert [p.name for p in figures.dice.by_player] == ["Ana", "Ben", "Cleo"]
     for name in CHARTS:

@@ -489,6 +489,30 @@ def test_a_fork_starts_from_the_source_at_a_version_and_both_record_the_link() -
     p.app.execute(fork.campaign_id, c.StartTurn(seat=2, character=2))
 
 
+def test_a_fork_starts_where_a_move_ended_never_in_the_middle_of_one() -> None:
+    """R-REC-6, R-X-REC-6: a move's events are one step of the table. In between them is a
+    game nobody played, which may wait for nobody (here a resolution with nothing to resolve,
+    the rules end the page and the scene in the same move). A fork there is refused, naming
+    the versions just before and just after the move; from either it is made."""
+    p = Played()
+    p(c.StartTurn(seat=1, character=1), c.EndTurn(seat=1), c.StartTurn(seat=2, character=2))
+    ended = p(c.EndTurn(seat=2))
+    moves = [r.originator_version for r in ended.events if not isinstance(r.event, RecordEvent)]
+    first, last = moves[0], moves[-1]
+    inside = first + 1
+    assert not board(p.app.state(p.id, inside)).waiting_for, "nobody could move on from there"
+    before = p.version
+    with pytest.raises(RuleViolation) as refused:
+        p.app.fork(p.id, inside)
+    assert refused.value.rule == "R-X-REC-6"
+    assert f"fork at {first - 1} or at {last}" in str(refused.value)
+    assert p.version == before, "a refused fork records nothing"
+    for at in (first - 1, last, p.version):
+        fork = p.app.fork(p.id, at)
+        assert p.app.get(fork.campaign_id).record.forked_from == (p.id, at)
+        assert board(p.app.state(fork.campaign_id)).waiting_for
+
+
 # -- properties ------------------------------------------------------------------------------
 
 
