@@ -77,6 +77,8 @@ def guard(record: Record, command: Any) -> None:
 def check_disputable(record: Record, first: int, game: bool) -> None:
     """R-REC-2: raise unless the move starting at position ``first`` (``game``: whether that
     is a game event, not one of the record's) is a move of the current scene still in effect.
+    Between scenes the current scene is the one just ended, until the next is framed
+    (R-X-REC-5): ``scene_start`` moves only when a scene is framed.
 
     What a dispute about the move, and its preview, is refused for; whether a dispute is
     open already is the command's own check."""

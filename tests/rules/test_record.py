@@ -242,6 +242,47 @@ def test_only_a_move_of_the_current_scene_still_in_effect_may_be_disputed() -> N
     p.refused(OpenDispute(seat=3, position=p.version - 1, reason="it was undone"))
 
 
+def a_scene_played_to_its_end(p: Played) -> int:
+    """Both characters take a turn and create nothing: the page ends with no Conflict, and so
+    does the scene (R-SCENE-4). The first event of the move that ended it."""
+    p(c.StartTurn(seat=1, character=1), c.EndTurn(seat=1), c.StartTurn(seat=2, character=2))
+    ended = p(c.EndTurn(seat=2))
+    assert p.state.scene is None and "SceneEnded" in [
+        type(r.event).__name__ for r in ended.events]
+    return int(ended.events[0].originator_version)
+
+
+def test_between_scenes_the_scene_just_ended_may_still_be_disputed() -> None:
+    """R-REC-2, R-X-REC-5: until the next scene is framed, the current scene is the one just
+    ended, so the move that ended it can be disputed like any other; upheld, the game goes
+    back into the scene, whose dice the server commits to afresh (R-FAIR-1). The moves made
+    since it ended (a framing passed on, a character changed) may be disputed too."""
+    p = Played()
+    ending = a_scene_played_to_its_end(p)
+    p(c.EditCharacter(seat=2, character=2, name="Tempest II"))  # R-CHAR-8, between scenes
+    edit = p.version
+    p(OpenDispute(seat=1, position=edit, reason="not that name"))
+    p(Vote(seat=3, uphold=True))
+    assert p.state.characters[2].name == "Tempest", "the edit is rewound"
+    p(OpenDispute(seat=3, position=ending, reason="the scene was not over"))
+    p(Vote(seat=1, uphold=True))
+    assert p.state.scene is not None and p.state.scene.number == 1, "back in the scene"
+    assert type(p.log()[-1].event).__name__ == "DiceCommitted"
+    assert board(p.state).waiting_for, "the scene plays on from there"
+
+
+def test_framing_the_next_scene_closes_the_last_ones_moves_to_disputes() -> None:
+    """R-REC-2, R-X-REC-5: once the next scene is framed, the table has moved on: the moves of
+    the scene before are no longer disputable, the move that ended it included."""
+    p = Played()
+    ending = a_scene_played_to_its_end(p)
+    p(c.FrameScene(seat=2, text="The rooftops"))  # R-SCENE-1: the framer's left
+    for position in (p.scene_started, ending):
+        assert p.refused(OpenDispute(seat=3, position=position, reason="no")).rule == (
+            "R-REC-2")  # type: ignore[attr-defined]
+    p(OpenDispute(seat=3, position=p.position_of("SceneFramed"), reason="not the rooftops"))
+
+
 def test_while_a_dispute_is_open_the_board_offers_only_the_vote_and_the_withdrawal() -> None:
     """R-REC-2: the board never offers what the rules refuse: the voters who have not voted
     yet vote, the opener may withdraw; no game move until the dispute is settled."""
