@@ -344,7 +344,8 @@ def live_message(events: tuple[EventOut, ...]) -> bytes:
     return b"%d %d\n" % (events[0].position, events[-1].position) + sse_events(events)
 
 
-async def apply_command(    services: ServicesDep,
+async def apply_command(
+    services: ServicesDep,
     campaign_id: FromPath[UUID],
     command: Any,
     narration: str = "",

@@ -31,7 +31,14 @@ from domain.editions import EDITIONS, get_edition, play_of
 from domain.errors import InvalidReference, RuleViolation
 from domain.record import RecordCommand, RecordEvent
 from domain.record import decide as record_decide
-from domain.record.commands import ExpireDispute, IssueToken, OpenDispute
+from domain.record.commands import (
+    ExpireDispute,
+    IssueToken,
+    OpenDispute,
+    SettleDispute,
+    Vote,
+    WithdrawDispute,
+)
 from domain.record.decider import check_disputable, guard, may_dispute
 from domain.record.events import (
     DiceCommitted,
@@ -115,6 +122,11 @@ class Staged(msgspec.Struct, frozen=True, kw_only=True):
     #: Where the command's own records start: before them, steps of the server's own (a
     #: dispute expiring, the dice's seeds closing) that are stored with them.
     own: int = 0
+
+
+#: The record's commands that act on the open dispute: after its time ran out, each is answered
+#: with the expiry (R-X-REC-7).
+_ENDING_A_DISPUTE = (Vote, WithdrawDispute, SettleDispute, ExpireDispute)
 
 
 def utc_now() -> datetime:
@@ -323,6 +335,10 @@ class Campaigns(Application[UUID]):
             raise CampaignConflict(campaign_id, expected_version, campaign.version)
         base = campaign
         campaign, records = self._expire_dispute(campaign)
+        if records and isinstance(command, _ENDING_A_DISPUTE):
+            # R-X-REC-7: the dispute it is about expired first; the expiry is its answer.
+            return Staged(campaign_id=campaign_id, base=base, campaign=campaign,
+                          records=records)
         edition = get_edition(campaign.edition)
         events: tuple[Any, ...]
         if isinstance(command, RecordCommand):

@@ -378,6 +378,29 @@ def test_an_expired_dispute_changes_nothing_and_is_recorded_before_the_next_comm
     assert p.log()[settled].event.by == "expiry"
 
 
+@pytest.mark.parametrize("late", [
+    Vote(seat=1, uphold=True), WithdrawDispute(seat=3), SettleDispute(uphold=True),
+    ExpireDispute()], ids=lambda command: type(command).__name__)
+def test_a_vote_or_withdrawal_after_the_disputes_time_is_answered_with_its_expiry(
+    late: Any,
+) -> None:
+    """R-X-REC-7: refused ("no dispute is open"), it stored nothing; the board still offered
+    only the dispute's votes and withdrawal, and a table in the browser waited for ever."""
+    clock = Clock()
+    p = Played(dice=[4], clock=clock, options=TableOptions(dispute_minutes=30,
+                                                           owner_settles=True))
+    a_disputed_roll(p)
+    before = p.version
+    clock.now += timedelta(minutes=31)
+    answer = p(late)
+    assert [type(r.event).__name__ for r in answer.events] == ["DisputeSettled"]
+    assert answer.events[0].event.by == "expiry"
+    assert p.version == before + 1 and p.record.dispute is None
+    # The game goes on where the dispute left it: seat 2's roll stands.
+    assert 2 in board_of("capes", p.state, p.record).waiting_for
+    p(c.AcceptRoll(seat=2))
+
+
 def test_a_rewind_cannot_be_undone() -> None:
     """R-REC-5: the undo stack is empty after a rewind; the record is never rewound."""
     p = Played(dice=[4])
