@@ -10,7 +10,6 @@ from uuid import uuid4
 
 import psycopg
 import pytest
-from conftest import fresh_postgres_schema
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from psycopg.conninfo import make_conninfo
 from stores import MakeApp, conninfo
@@ -242,20 +241,19 @@ def test_a_watch_that_hears_something_unnamed_or_too_much_is_no_longer_trusted()
 
 
 def test_two_stores_in_two_schemas_of_one_database_do_not_hear_each_others_commits(
-    make_app: MakeApp, postgres_env: dict[str, str]
+    make_app: MakeApp, postgres_env: dict[str, str], module_postgres_env: dict[str, str]
 ) -> None:
     """The library named the channel after the table alone: a host's writers and read models
     woke for every commit of another store in the same database."""
-    with fresh_postgres_schema() as other_env:
-        ours, theirs = make_app(postgres_env), make_app(other_env)
-        ours_channel = ours.recorder.channel_name  # type: ignore[union-attr]
-        assert ours_channel != theirs.recorder.channel_name  # type: ignore[union-attr]
-        with psycopg.connect(make_conninfo(**conninfo(postgres_env)), autocommit=True) as conn:
-            conn.execute(f'LISTEN "{ours_channel}"')
-            theirs.create(CreateCampaign(name="Theirs"))
-            assert [n.payload for n in conn.notifies(timeout=0.5, stop_after=1)] == []
-            ours.create(CreateCampaign(name="Ours"))
-            assert len(list(conn.notifies(timeout=5, stop_after=1))) == 1
+    ours, theirs = make_app(postgres_env), make_app(module_postgres_env)
+    ours_channel = ours.recorder.channel_name  # type: ignore[union-attr]
+    assert ours_channel != theirs.recorder.channel_name  # type: ignore[union-attr]
+    with psycopg.connect(make_conninfo(**conninfo(postgres_env)), autocommit=True) as conn:
+        conn.execute(f'LISTEN "{ours_channel}"')
+        theirs.create(CreateCampaign(name="Theirs"))
+        assert [n.payload for n in conn.notifies(timeout=0.5, stop_after=1)] == []
+        ours.create(CreateCampaign(name="Ours"))
+        assert len(list(conn.notifies(timeout=5, stop_after=1))) == 1
 
 
 def test_a_channel_name_too_long_for_postgresql_is_cut_and_stays_apart_from_its_neighbours(
