@@ -6,6 +6,13 @@ A read model is an eventsourcing :class:`~eventsourcing.projection.Projection` w
 (:meth:`ReadModel.operations`), and the view runs them together with the tracking update in
 one transaction. ``process_event(event, tracking)`` (the library's interface) processes one
 event; the runner (:mod:`projections.runner`) calls :meth:`ReadModel.process_changes` with many.
+
+Each read model has a *layout* (:attr:`ReadModel.layout`), the version of what it writes: bump
+it in the same change that makes it write something else (a new field in a document, a figure
+computed otherwise, a new column), never otherwise. Rows already written stay as they were
+until their campaign's next event, or for ever; so whoever runs the read models, on opening
+them, rebuilds from the log each one whose tables were built with another layout
+(:meth:`projections.service.ReadModels.upgrade`), and the host need not know which changed.
 """
 
 from __future__ import annotations
@@ -152,6 +159,9 @@ class ReadModel(Projection[Any]):
     name = ""
     #: The view classes: (SQLite, PostgreSQL).
     views: ClassVar[tuple[type[SQLiteView], type[PostgresView]]]
+    #: The version of what it writes: bumped by whoever changes that (see the module's
+    #: docstring); tables built with another layout are rebuilt when the read models start.
+    layout: ClassVar[int] = 1
     #: Whether its changes need the campaign before and after each event.
     needs_state: ClassVar[bool] = True
     #: Whether it holds each campaign's latest state only (its rows come from the last change
@@ -191,8 +201,8 @@ class ReadModel(Projection[Any]):
         raise NotImplementedError
 
     def reset(self) -> None:
-        """Empty the read model (a rebuild starts here)."""
-        self.store.reset()
+        """Empty the read model (a rebuild starts here), built from now on with its layout."""
+        self.store.reset(self.layout)
 
 
 def last_per_campaign(changes: Sequence[Change]) -> list[Change]:

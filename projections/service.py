@@ -1,14 +1,19 @@
 """The read models of one Campaigns application, opened together: what the server and the CLI
 use. :func:`open_read_models` makes their views in the application's store, the projections
-and one :class:`~projections.runner.Catchup` for them."""
+and one :class:`~projections.runner.Catchup` for them. Opened to be run here, read models
+whose tables were built with another layout than the code's are rebuilt from the log
+(:meth:`ReadModels.upgrade`)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID
+
+from application.schema_lock import creating_tables
 
 from .analytics import Analytics, AnalyticsModel
 from .board import Board, BoardModel
@@ -36,6 +41,8 @@ MODE = "CAPES_PROJECTIONS"
 MODES = ("process", "internal", "external")
 
 M = TypeVar("M", bound=ReadModel)
+
+log = logging.getLogger(__name__)
 
 
 def internal(environ: Mapping[str, str] | None = None) -> bool:
@@ -84,6 +91,35 @@ class ReadModels:
         self._across: tuple[float, Analytics] | None = None
         #: Tells the process that runs the read models that a reader waits (None: it polls).
         self.wake = wake
+        if runs:
+            try:
+                self.upgrade()
+            except BaseException:
+                self.close()
+                raise
+
+    def upgrade(self) -> list[str]:
+        """Reset each read model whose tables were built with another layout than its code's
+        (:attr:`ReadModel.layout`): the runner then rebuilds it from the log, as a rebuild
+        does. The read models it reset (logged, with why).
+
+        Several processes may open the read models at once (the workers of ``internal`` mode,
+        a server and ``capes projections run``): under the lock their tables are created with
+        (:func:`~application.schema_lock.creating_tables`), the first resets and records the
+        new layout, and the others find it current."""
+        with creating_tables(self.factory.env):
+            stored = {name: model.store.layout() for name, model in self.models.items()}
+            stale = [name for name, model in self.models.items()
+                     if stored[name] != model.layout]
+            built = self.runner.refresh()
+            if stale:
+                self.runner.reset(stale)
+        for name in stale:
+            if built[name]:  # (empty tables, as in a new store, are only marked)
+                log.warning("read model %s: rebuilding it from the log (its tables were built "
+                            "with layout %s, this release writes layout %s)", name,
+                            stored[name], self.models[name].layout)
+        return stale
 
     def model(self, kind: type[M]) -> M:
         found = self.models[kind.name]
@@ -203,8 +239,9 @@ class ReadModels:
         return self.runner.position(), time.perf_counter() - started
 
     def status(self) -> dict[str, Any]:
-        """Each read model's position, and the store's head."""
-        return {"head": self.runner.head(), "positions": self.runner.refresh()}
+        """Each read model's position and stored layout, and the store's head."""
+        return {"head": self.runner.head(), "positions": self.runner.refresh(),
+                "layouts": {name: m.store.layout() for name, m in self.models.items()}}
 
 
 def open_read_models(app: Campaigns, names: Sequence[str] | None = None, *,

@@ -8,6 +8,10 @@ transaction**, and only if the tracking position is still the one the caller sta
 the batch is applied, so no event is ever counted twice, even with two processes catching up
 the same read model (a server and a ``capes projections rebuild``, say).
 
+Beside their tracking, one table (``capes_read_model_layouts``) holds the layout each read
+model's tables were built with (:attr:`projections.model.ReadModel.layout`): a reset records
+the layout of the code that resets, with the emptied tables, in one transaction.
+
 SQL is written once for both databases: ``?`` placeholders (``%s`` on PostgreSQL) and
 ``{schema}`` before table names (``"schema".`` on PostgreSQL, nothing on SQLite). Columns use
 TEXT, INTEGER and BIGINT only; JSON is stored as TEXT, times as fixed-width ISO text (UTC), so
@@ -46,6 +50,13 @@ from .unsynced import Unsynced
 Op = tuple[str, Sequence[Sequence[Any]]]
 #: Name of the application whose notification log the read models follow.
 APPLICATION = "Campaigns"
+#: The layout of read models stored before layouts were recorded (none in their table).
+FIRST_LAYOUT = 1
+_LAYOUTS_DDL = ("CREATE TABLE IF NOT EXISTS {schema}capes_read_model_layouts "
+                "(name TEXT PRIMARY KEY, layout INTEGER NOT NULL)")
+_LAYOUT = "SELECT layout FROM {schema}capes_read_model_layouts WHERE name=?"
+_RECORD_LAYOUT = ("INSERT INTO {schema}capes_read_model_layouts VALUES (?, ?) "
+                  "ON CONFLICT (name) DO UPDATE SET layout = excluded.layout")
 
 
 def iso(moment: datetime) -> str:
@@ -78,8 +89,12 @@ class View(Protocol):
     def read(self, template: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Rows of a query."""
 
-    def reset(self) -> None:
-        """Empty the tables and set the tracking back to 0, in one transaction."""
+    def layout(self) -> int:
+        """The layout the tables were built with (:data:`FIRST_LAYOUT` if none is stored)."""
+
+    def reset(self, layout: int) -> None:
+        """Empty the tables, set the tracking back to 0 and record that they are now built
+        with ``layout``, in one transaction."""
 
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         """Every row of every table, sorted (for comparing two builds)."""
@@ -101,6 +116,18 @@ class ViewSchema:
     @classmethod
     def tracking_table(cls) -> str:
         return f"capes_{cls.name}_tracking"
+
+    @classmethod
+    def statements(cls) -> tuple[str, ...]:
+        """The read model's DDL and that of the layouts' table (shared by every read model)."""
+        return (*cls.ddl, _LAYOUTS_DDL)
+
+    def read(self, template: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        raise NotImplementedError  # each database's view
+
+    def layout(self) -> int:
+        found = self.read(_LAYOUT, (self.name,))
+        return int(found[0][0]) if found else FIRST_LAYOUT
 
 
 def _refused(expected: int, found: int | None, position: int) -> IntegrityError:
@@ -131,7 +158,7 @@ class SQLiteView(ViewSchema, SQLiteTrackingRecorder):
         return [
             f"CREATE TABLE IF NOT EXISTS {self.tracking_table()} (application_name TEXT, "
             "notification_id INTEGER, PRIMARY KEY (application_name)) WITHOUT ROWID",
-            *(statement.format(schema="") for statement in self.ddl),
+            *(statement.format(schema="") for statement in self.statements()),
         ]
 
     def sql(self, template: str) -> str:
@@ -183,7 +210,7 @@ class SQLiteView(ViewSchema, SQLiteTrackingRecorder):
             cursor.execute(self.sql(template), tuple(params))
             return [tuple(row) for row in cursor.fetchall()]
 
-    def reset(self) -> None:
+    def reset(self, layout: int) -> None:
         with self._writing() as cursor:
             for table in self.tables:
                 cursor.execute(f"DELETE FROM {table}")
@@ -191,6 +218,7 @@ class SQLiteView(ViewSchema, SQLiteTrackingRecorder):
                 f"INSERT INTO {self.tracking_table()} VALUES (?, 0) ON CONFLICT "
                 "(application_name) DO UPDATE SET notification_id = 0", (APPLICATION,)
             )
+            cursor.execute(self.sql(_RECORD_LAYOUT), (self.name, layout))
 
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         return {t: sorted(self.read(f"SELECT * FROM {{schema}}{t}"), key=repr)
@@ -206,7 +234,7 @@ class PostgresView(ViewSchema, PostgresTrackingRecorder):
         super().__init__(datastore, **kwargs)
         self._prefix = '"' + datastore.schema.replace('"', '""') + '".'
         self._sql: dict[str, str] = {}
-        for statement in self.ddl:
+        for statement in self.statements():
             self.sql_create_statements.append(SQL(self.sql(statement)))  # type: ignore[arg-type]
 
     def sql(self, template: str) -> str:
@@ -262,7 +290,7 @@ class PostgresView(ViewSchema, PostgresTrackingRecorder):
             cursor.execute(self.sql(template), tuple(params))
             return list(cursor.fetchall())
 
-    def reset(self) -> None:
+    def reset(self, layout: int) -> None:
         table = f"{self._prefix}{self.tracking_table()}"
         with self._cursor(commit=True) as cursor:
             cursor.execute(
@@ -277,6 +305,7 @@ class PostgresView(ViewSchema, PostgresTrackingRecorder):
                 cursor.execute(f"DELETE FROM {self._prefix}{name}")
             cursor.execute(f"UPDATE {table} SET notification_id=0 WHERE application_name=%s",
                            (APPLICATION,))
+            cursor.execute(self.sql(_RECORD_LAYOUT), (self.name, layout))
 
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         return {t: sorted(self.read(f"SELECT * FROM {{schema}}{t}"), key=repr)
