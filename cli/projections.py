@@ -8,7 +8,9 @@
   socket path), servers waiting for a position wake it.
 - ``capes projections rebuild [--name N …]``: empty read models and replay the whole log into
   them, with a progress bar.
-- ``capes projections status``: each read model's position against the store's last event.
+- ``capes projections status``: each read model's position against the store's last event,
+  and its layout (read models of another layout than this release's are rebuilt from the log
+  by whoever runs them, when it starts: :meth:`projections.service.ReadModels.upgrade`).
 - ``capes analytics CAMPAIGN [--json]`` or ``capes analytics --all [--json]``: the figures.
 - ``capes campaigns [SEARCH] [--open | --closed] [--limit N]``: the campaign directory.
 
@@ -47,11 +49,11 @@ Body = Callable[[ReadModels, argparse.Namespace], int]
 
 @contextmanager
 def _read_models(names: list[str] | None = None, *, checkpoints: bool = True,
-                 **kwargs: Any) -> Iterator[ReadModels]:
+                 runs: bool = True, **kwargs: Any) -> Iterator[ReadModels]:
     app = open_campaigns(checkpoints=checkpoints)  # False at idle priority: see _run
     read_models: ReadModels | None = None
     try:
-        read_models = ReadModels(app, names, runs=True, **kwargs)
+        read_models = ReadModels(app, names, runs=runs, **kwargs)
         yield read_models
     finally:
         if read_models is not None:
@@ -150,14 +152,17 @@ def _rebuild(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    # Nothing in this process pokes the runner: what wakes it (the store's NOTIFY on
-    # PostgreSQL, else a poll) is followed at once, without the server's linger.
-    with _read_models(_names(args), linger=0.0) as read_models:
+    # Only looks: a read model of another layout is rebuilt by whoever runs them, not here.
+    with _read_models(_names(args), runs=False) as read_models:
         status = read_models.status()
         print(f"store {describe_store()}: last position {status['head']}")
         for name, position in status["positions"].items():
             behind = status["head"] - position
-            print(f"  {name:<10} at {position:>8}" + (f"  ({behind} behind)" if behind else ""))
+            layout, current = status["layouts"][name], MODELS[name].layout
+            print(f"  {name:<10} at {position:>8}  layout {layout}"
+                  + (f"  ({behind} behind)" if behind else "")
+                  + (f"  (this release writes layout {current}: rebuilt when the read models "
+                     "next start)" if layout != current else ""))
     return 0
 
 
@@ -366,8 +371,8 @@ def register(commands: Any) -> None:
                                        "event history"))
     rebuild.add_argument("--quiet", action="store_true", help="no progress bar")
     rebuild.set_defaults(run=_rebuild)
-    named(actions.add_parser("status", help="the read models' positions")).set_defaults(
-        run=_status)
+    named(actions.add_parser("status", help="the read models' positions and layouts")
+          ).set_defaults(run=_status)
 
     analytics = commands.add_parser("analytics", help="print a campaign's analytics (or all "
                                     "campaigns')")

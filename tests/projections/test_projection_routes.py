@@ -29,6 +29,7 @@ from cli.demo import DEMO_DICE, play_demo
 from cli.main import main
 from domain.capes import commands as c
 from domain.capes.views import board
+from projections.board import BoardModel
 from projections.service import MODELS, ReadModels
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -290,11 +291,19 @@ def test_capes_projections_analytics_and_campaigns(tmp_path: Path, capsys: Any,
     capsys.readouterr()
 
     assert main(["projections", "status"]) == 0
-    assert f"last position {head}" in capsys.readouterr().out
+    status = capsys.readouterr().out
+    assert f"last position {head}" in status
+    assert re.search(r"^  board +at +0  layout 1  \(\d+ behind\)$", status, re.M)
     assert main(["projections", "rebuild", "--quiet", "--name", "timeline"]) == 0
     assert f"rebuilt timeline to position {head}" in capsys.readouterr().out
     assert main(["projections", "rebuild", "--quiet"]) == 0
     assert f"rebuilt {', '.join(MODELS)} to position {head}" in capsys.readouterr().out
+    with monkeypatch.context() as upgraded:
+        upgraded.setattr(BoardModel, "layout", 2)
+        assert main(["projections", "status"]) == 0  # looks only: whoever runs them rebuilds
+        assert re.search(rf"^  board +at +{head}  layout 1  \(this release writes layout 2: "
+                         r"rebuilt when the read models next start\)$",
+                         capsys.readouterr().out, re.M)
 
     assert main(["analytics", str(campaign)]) == 0
     text = capsys.readouterr().out
