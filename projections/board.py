@@ -48,6 +48,8 @@ class BoardPostgres(PostgresView):
 class BoardModel(DocumentModel):
     name = NAME
     views = (BoardSQLite, BoardPostgres)
+    #: 2: a CAPEES! board carries each seat's legal ``options`` (older documents lack them).
+    layout = 2
 
     def render(self, campaign: Campaign) -> bytes | None:
         return _encode(board_of(campaign.edition, campaign.state, campaign.record))

@@ -284,6 +284,7 @@ def test_capes_projections_analytics_and_campaigns(tmp_path: Path, capsys: Any,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     db = tmp_path / "capes.sqlite"
     monkeypatch.setenv("CAPES_DB", str(db))
+    monkeypatch.setattr(BoardModel, "layout", 1)  # a release before the board's layout 2
     campaigns = Campaigns(persistence_env({"CAPES_DB": str(db)}), dice=ScriptedDice(DEMO_DICE))
     campaign = play_demo(campaigns, out=lambda _: None)
     head = campaigns.recorder.max_notification_id()
