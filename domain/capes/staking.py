@@ -11,7 +11,7 @@ from collections.abc import Iterable
 import msgspec
 
 from ..errors import ChoiceRequired, InvalidReference, RuleViolation
-from ..shared import split_values
+from ..shared import split_values, stake_room
 from .characters import add_debt, stake_limit
 from .commands import MAX_SIDES, Schism, SplitDie, StakeDebt
 from .decider import apply, handle
@@ -53,12 +53,17 @@ def _stake_drive(
         )
     name = wanted or chosen
     if name is None:
-        legal = [d.name for d in who.drives if d.debt >= amount]
-        if not legal:
+        holding = [d for d in who.drives if d.debt >= amount]
+        if not holding:
             raise RuleViolation("R-STAKE-1", f"no Drive of {who.name} holds {amount} Debt")
+        # Only a Drive that may put this much on this Conflict is a choice (a refusal lists
+        # legal options only); when none may, the first holding it is refused below, saying why.
+        staked = c.stake_total.get(who.id, 0)
+        legal = [d.name for d in holding if stake_room(stake_limit(who, d), staked, d.debt)
+                 >= amount]
         if len(legal) > 1:
             raise ChoiceRequired("R-STAKE-1", "stake from which Drive?", legal, "drive")
-        name = legal[0]
+        name = legal[0] if legal else holding[0].name
     slot = who.drive(name)
     if slot is None:
         raise RuleViolation(

@@ -159,6 +159,32 @@ def test_the_player_names_the_drive_when_several_hold_debt() -> None:
     assert error.choices == ("Justice", "Hope")
 
 
+def test_a_drive_whose_strength_is_below_the_stake_is_not_offered() -> None:
+    """R-STAKE-1: Justice (3), Hope (2) and Love (1) each hold 2 Debt; 2 may be staked from
+    Justice or Hope but not from Love, so Love is no choice."""
+    t = aurora_rolled(5, Justice=1, Hope=2, Love=2)
+    error = given(t.events).when(stake(die=1, amount=2, drive=None)).refused("R-STAKE-1")
+    assert isinstance(error, ChoiceRequired)
+    assert error.choices == ("Justice", "Hope")
+
+
+def test_when_one_drive_may_stake_that_much_it_is_staked_from() -> None:
+    """R-STAKE-1: Justice (3) and Love (1) each hold 2 Debt; only Justice may put 2 on one
+    Conflict, so there is no choice to make."""
+    t = aurora_rolled(5, Justice=1, Love=2)
+    given(t.events).when(stake(die=1, amount=2, drive=None)).then(
+        DebtStaked(character=AURORA, drive="Justice", conflict=1, die=1, amount=2)
+    )
+
+
+def test_a_stake_no_drive_may_make_is_refused_for_the_limit() -> None:
+    """R-STAKE-1: only Love (strength 1) holds 2 Debt, and 2 exceeds its strength."""
+    t = aurora_rolled(5, drive="Love", Love=1)
+    error = given(t.events).when(stake(die=1, amount=2, drive=None)).refused("R-STAKE-1")
+    assert not isinstance(error, ChoiceRequired)
+    assert "at most 1" in error.reason
+
+
 def test_when_one_drive_holds_debt_it_is_staked_from() -> None:
     """R-STAKE-1: no choice to make when only Justice holds Debt."""
     given(aurora_rolled().events).when(stake(die=1, drive=None)).then(
