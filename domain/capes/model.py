@@ -294,8 +294,12 @@ class Page(Frozen, frozen=True):
     turn: Turn | None = None
     #: Conflicts that may still be vetoed: created since the last turn started (R-CONF-3).
     vetoable: frozenset[int] = frozenset()
-    #: Conflicts already resolved, gloated on or deadlocked this page (R-PAGE-7).
+    #: Conflicts already resolved or deadlocked this page (R-PAGE-7); in a state an earlier
+    #: release stored, gloated on too.
     handled: frozenset[int] = frozenset()
+    #: (conflict, seat): the claimant has gloated on the Conflict this page, and is done with
+    #: it until the next page (R-X-GLOAT-1).
+    gloated: frozenset[tuple[int, int]] = frozenset()
     last_narrator: int | None = None
 
 

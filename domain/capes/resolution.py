@@ -38,7 +38,10 @@ replace = msgspec.structs.replace
 
 
 def pending(state: CampaignState) -> list[tuple[int, int]]:
-    """(seat, conflict) still to resolve or gloat on, in resolution order (R-PAGE-7)."""
+    """(seat, conflict) still to resolve or gloat on, in resolution order (R-PAGE-7): each
+    Conflict whose Controlling side a seat claimed, unless that seat gloated on it this page
+    (R-X-GLOAT-1: a gloat that hands control to a side another seat claimed hands that seat
+    the Conflict)."""
     page = state.page
     assert page is not None
     return [
@@ -46,6 +49,7 @@ def pending(state: CampaignState) -> list[tuple[int, int]]:
         for seat in state.clockwise_from(page.starter)
         for c in sorted(state.conflicts.values(), key=lambda c: c.id)
         if c.id not in page.handled
+        and (c.id, seat) not in page.gloated
         and c.controlling_side is not None
         and c.claims.get(c.controlling_side) == seat
     ]
@@ -109,8 +113,10 @@ def _require_claimant(state: CampaignState, seat: int, conflict_id: int) -> tupl
         raise RuleViolation(
             "R-RES-1", "only the player who claimed the Controlling side resolves a Conflict"
         )
-    if c.id in page.handled:
-        raise RuleViolation("R-PAGE-7", "this Conflict was gloated on already this page")
+    if c.id in page.handled or (c.id, seat) in page.gloated:
+        raise RuleViolation(
+            "R-X-GLOAT-1", "you gloated on this Conflict this page: it waits for the next one"
+        )
     first = pending(state)[0][0]
     if first != seat:
         raise RuleViolation("R-PAGE-7", f"seat {first} resolves first, clockwise from the Starter")
@@ -517,7 +523,9 @@ def _gloated(event: Gloated, state: CampaignState) -> CampaignState:
     state = add_tokens(state, event.seat, event.tokens)
     page = state.page
     assert page is not None
-    return replace(state, page=replace(page, handled=page.handled | {event.conflict}))
+    # R-X-GLOAT-1: the gloater is done with it this page; another claimant may not be.
+    gloated = page.gloated | {(event.conflict, event.seat)}
+    return replace(state, page=replace(page, gloated=gloated))
 
 
 @apply.register

@@ -1,7 +1,7 @@
 """Resolving, gloating and deadlocks, and the order of the resolution phase.
 
 Rules: R-RES-1, R-RES-2, R-RES-3, R-X-TOKEN-1, R-RES-4, R-X-RES-1, R-GLOAT-1, R-DEAD-1,
-R-X-DEAD-1, R-PAGE-7. The cast and the set-ups are in ``play_helpers``: by default Mia
+R-X-GLOAT-1, R-X-DEAD-1, R-PAGE-7. The cast and the set-ups are in ``play_helpers``: by default Mia
 created Event 1; "For" (side 0) is Brute's, "Against" (side 1) Aurora's; on page 2 seat 2
 claimed "For" and seat 1 "Against".
 """
@@ -50,6 +50,7 @@ from domain.capes.events import (
     TokenGift,
 )
 from domain.capes.model import Stake
+from domain.capes.moves import waiting_for
 from domain.errors import ChoiceRequired
 
 # -- set-ups ---------------------------------------------------------------------------------
@@ -424,6 +425,36 @@ def test_gloating_stops_when_no_die_of_the_side_is_above_one() -> None:
     """R-GLOAT-1: "For" has one die above 1, so it gloats once at most."""
     t = a_table_in_resolution()
     given(t.events).when(c.Gloat(seat=BRUTE, conflict=1, times=2)).refused("R-GLOAT-1")
+
+
+def test_a_gloat_that_hands_control_to_another_claimed_side_lets_its_claimant_resolve() -> None:
+    """R-X-GLOAT-1 / R-PAGE-7: seat 2 gloats "For" from 5 to 1, so "Against" (3), which
+    seat 1 claimed, now controls: the page waits for seat 1 to resolve it, and "Against"
+    wins."""
+    t = a_table_in_resolution()
+    t(c.Gloat(seat=BRUTE, conflict=1))
+    assert t.state.page is not None and t.state.page.number == 2
+    assert "resolve" in waiting_for(t.state)[AURORA]
+    given(t.events).when(c.EndPage(seat=AURORA)).refused("R-PAGE-7")
+    assert resolved(given(t.events).when(c.Resolve(seat=AURORA, conflict=1)).decide()).side == 1
+
+
+def test_a_claimant_who_gloated_is_not_asked_again_that_page() -> None:
+    """R-X-GLOAT-1: "For" (3 + 2) gloats its 3 away and still controls 3 to 2; seat 2 has
+    dealt with Event 1 for this page, which ends with Event 1 on the table."""
+    t = to_resolution(a_split_for(2))
+    events = t.do(c.Gloat(seat=BRUTE, conflict=1))
+    assert PageEnded(scene=1, page=2) in events
+    assert 1 in t.state.conflicts
+
+
+def test_a_claimant_gloats_on_a_conflict_once_a_page() -> None:
+    """R-X-GLOAT-1: seat 2 gloats, seat 1 then gloats "Against" back to 1, and "For" (1)
+    and "Against" (1) tie; neither is asked again, and the page ends."""
+    t = a_table_in_resolution()
+    t(c.Gloat(seat=BRUTE, conflict=1))
+    events = t.do(c.Gloat(seat=AURORA, conflict=1))
+    assert PageEnded(scene=1, page=2) in events
 
 
 # -- R-DEAD-1 and R-X-DEAD-1 -----------------------------------------------------------------
