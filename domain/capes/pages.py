@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from ..errors import ChoiceRequired, NotPermitted, RuleViolation
+from ..errors import ChoiceRequired, InvalidReference, NotPermitted, RuleViolation
 from ..shared import is_fair, overdrawn_result
 from .characters import overdrawn
 from .commands import Claim, EndFreePlay, PassClaiming, RollOverdrawn
@@ -199,7 +199,7 @@ def _claim(command: Claim, state: CampaignState) -> Iterable[Event]:
     _require_claiming_go(page, command.seat)
     c = conflict(state, command.conflict)
     if command.side >= len(c.sides):
-        raise RuleViolation("R-PAGE-4", f"conflict {c.id} has sides 0..{len(c.sides) - 1}")
+        raise InvalidReference(f"conflict {c.id} has sides 0..{len(c.sides) - 1}")
     if c.created_on == (page.scene, page.number):
         raise RuleViolation(
             "R-PAGE-4", "a Conflict created during this page cannot be claimed this page"

@@ -42,7 +42,7 @@ from domain.capes.events import (
     TurnStarted,
 )
 from domain.capes.model import CampaignState, OverdrawnDrive
-from domain.errors import NotPermitted
+from domain.errors import InvalidReference, NotPermitted
 
 
 def in_bought_round(s: CampaignState) -> bool:
@@ -252,6 +252,14 @@ def test_a_player_with_no_allied_character_may_claim_any_side() -> None:
         given(t.events).when(c.Claim(seat=3, conflict=1, side=side)).then(
             ClaimMade(seat=3, conflict=1, side=side, cost=0)
         )
+
+
+def test_a_claim_of_a_side_the_conflict_does_not_have_names_the_sides_it_has() -> None:
+    """R-PAGE-4 / R-SRV-2: Event 1 has sides 0 and 1; side 2 is a reference to nothing (a
+    400, as for a Schism), not a refusal of the rules."""
+    given(the_warehouse_contested().events).when(c.Claim(seat=1, conflict=1, side=2)).refused(
+        "has sides 0..1", kind=InvalidReference
+    )
 
 
 def test_a_claimed_side_cannot_be_claimed_again() -> None:
