@@ -274,6 +274,22 @@ def test_a_tie_of_sixes_no_ally_can_stake_on_is_deadlocked() -> None:
     assert sorted(r.amount for r in deadlocked.debt_returned) == [2, 2]
 
 
+def test_a_tie_of_sixes_whose_allies_staked_their_limit_is_deadlocked() -> None:
+    """R-DEAD-1 / R-STAKE-1: Aurora staked 1 Love (strength 1) on Event 1, her limit there;
+    the Love and Justice Debt she still holds cannot go on it (one Drive per Conflict), and
+    Brute holds none: nobody can untie it."""
+    t = a_scene_with_a_conflict(debt={AURORA: {"Love": 1, "Justice": 2}})
+    a_roll(t, AURORA, power("Aurora", 1), die=2, value=6, drive="Love", stake=1)
+    a_roll(t, BRUTE, power("Brute", 5), die=1, value=6, stake=1)
+    aurora = t.state.characters[AURORA]
+    assert (aurora.drive("Love"), aurora.drive("Justice")) == (
+        DriveSlot(name="Love", strength=1, debt=1), DriveSlot(name="Justice", strength=3, debt=2))
+    assert t.state.page is not None and t.state.page.phase == "resolution"
+    assert "declare_deadlock" in waiting_for(t.state)[MIA]
+    (deadlocked, *_) = given(t.events).when(c.DeclareDeadlock(seat=MIA, conflict=1)).decide()
+    assert isinstance(deadlocked, ConflictDeadlocked)
+
+
 def test_a_tie_left_unchanged_through_a_whole_page_may_be_declared_deadlocked() -> None:
     """R-X-DEAD-2: Event 1 stands at [1] vs [1]; nobody touches it through page 2, so in page
     3's claiming phase any player may declare it Deadlocked, and the scene can end."""
