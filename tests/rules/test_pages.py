@@ -105,6 +105,16 @@ def test_an_overdrawn_roll_is_kept_only_if_lower_than_the_die(
     assert state.conflicts[1].allies == {AURORA: 0, BRUTE: 1}
 
 
+def test_the_overdrawn_roll_is_of_the_highest_allied_die_and_no_other() -> None:
+    """R-PAGE-2: Aurora is allied to "For", whose one die shows 5; her player may not name
+    "Against"'s die instead."""
+    t = love_overdrawn()
+    t(c.EndTurn(seat=2))
+    given(t.events).when(
+        c.RollOverdrawn(seat=1, character=AURORA, die=(1, 2), value=1)
+    ).refused("R-PAGE-2")
+
+
 def test_when_several_allied_dice_share_the_highest_value_the_player_chooses() -> None:
     """R-PAGE-2: Aurora's side holds two 2s (dice 1 and 3): her player must say which to
     roll, and the chosen one takes the lower value."""

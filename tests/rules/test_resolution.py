@@ -212,6 +212,15 @@ def test_the_other_tokens_go_to_players_allied_to_a_losing_side() -> None:
     }
 
 
+def test_a_creator_who_sided_with_nobody_gets_one_token_only() -> None:
+    """R-RES-3: of Brute's 2 Debt, Mia's player (the creator, allied to no side) is owed the
+    first token, and no more: the second is for a player once allied to a losing side."""
+    t = a_table_in_resolution(debt={BRUTE: {"Undifferentiated": 1}}, brute_stake=2)
+    given(t.events).when(c.Resolve(seat=BRUTE, conflict=1, tokens={BRUTE: {MIA: 2}})).refused(
+        "R-RES-3"
+    )
+
+
 def test_a_player_once_allied_to_a_losing_side_gets_tokens_too() -> None:
     """R-RES-3: Aurora went over to "For" on page 2 but was allied to "Against" once."""
     t = a_won_warehouse(debt={BRUTE: {"Undifferentiated": 1}}, brute_stake=2)

@@ -16,6 +16,7 @@ from play_helpers import (
     a_turn_with_an_inspiration,
     conflict,
     earlier_debt,
+    end_turn,
     inspiration_of,
     last_conflict,
     power,
@@ -328,6 +329,25 @@ def test_a_side_never_holds_more_dice_than_debt_staked_on_it() -> None:
     assert [[d.value for d in s.dice] for s in conflict(t).sides] == [[2, 1], [1], [2]]
 
 
+def brute_beside_auroras_split() -> Table:
+    """Aurora rolled "For" (die 1) to 5, controls it with 1 Justice and split it: dice 1 (3)
+    and 3 (2), both hers. In his turn Brute rolled die 1 to 4 and accepted: he is allied to
+    "For" too and holds the roll's Debt, but controls no die there."""
+    t = a_scene_with_a_conflict(debt={AURORA: {"Justice": 1}})
+    a_roll(t, AURORA, power("Aurora", 1), die=1, value=5, drive="Justice", stake=1, end=False)
+    t(c.SplitDie(seat=AURORA, conflict=1, die=1, into=2, drive="Justice"))
+    end_turn(t, AURORA)
+    return a_roll(t, BRUTE, power("Brute", 3), die=1, value=4, end=False)
+
+
+def test_a_character_splits_no_die_another_controls() -> None:
+    """R-SPLIT-1 / R-X-SPLIT-1: die 1 is Aurora's; Brute, allied to its side and holding
+    Debt, still may not split it."""
+    t = brute_beside_auroras_split()
+    assert t.state.characters[BRUTE].drives[0].debt == 1
+    given(t.events).when(c.SplitDie(seat=BRUTE, conflict=1, die=1, into=2)).refused("R-SPLIT-1")
+
+
 # -- R-SCHISM-1 and R-X-SCHISM-1 -------------------------------------------------------------
 
 
@@ -373,6 +393,25 @@ def test_a_schism_moves_dice_the_character_controls_on_that_side(
     given(a_split_five().events).when(
         c.Schism(seat=AURORA, conflict=1, side=side, dice=dice)
     ).refused("R-SCHISM-1")
+
+
+def test_a_schism_moves_no_die_another_character_controls() -> None:
+    """R-SCHISM-1: "For" holds Aurora's dice 1 and 3; Brute, allied to "For", may not take
+    die 3 to a side of his own."""
+    given(brute_beside_auroras_split().events).when(
+        c.Schism(seat=BRUTE, conflict=1, side=0, dice=(3,))
+    ).refused("R-SCHISM-1")
+
+
+def test_a_schism_moves_each_die_once() -> None:
+    """R-SCHISM-1: "For" holds Aurora's dice 1 (2), 3 (2) and 4 (1); naming die 3 twice is
+    refused, though one die would still be left behind."""
+    t = a_split_five()
+    t(c.SplitDie(seat=AURORA, conflict=1, die=1, into=2))
+    assert [d.id for d in conflict(t).sides[0].dice] == [1, 3, 4]
+    given(t.events).when(c.Schism(seat=AURORA, conflict=1, side=0, dice=(3, 3))).refused(
+        "R-SCHISM-1"
+    )
 
 
 def test_before_a_schism_the_uncontrolled_die_is_split_and_left_behind() -> None:
