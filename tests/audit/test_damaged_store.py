@@ -21,6 +21,7 @@ from api.app import create_app
 from application.audit import verify_stored
 from application.campaigns import Campaigns
 from cli.main import main
+from domain.capes import RULES_VERSION
 
 
 class Table:
@@ -129,6 +130,27 @@ def test_a_forged_snapshot_fails_verify_and_is_never_served(
         played = again.send({"type": "frame_scene", "text": "The docks"}, seat=1)
         assert played.status_code == 200, played.text
         assert "capes-log-broken" not in played.headers
+
+
+def test_a_snapshot_of_another_rules_version_is_left_out_of_verify_as_it_is_of_loading(
+    db: Path,
+) -> None:
+    """A snapshot taken under another version of the rules is never used (the campaign is
+    replayed), and its state may differ from what the rules of now fold to: after an upgrade
+    that changed the rules, verify reported every honest store's snapshots as forged."""
+    app, table, _ = a_table(db)
+    campaign = UUID(table.campaign_id)
+    app.close()
+    old = f'"rules_version":"{RULES_VERSION}"'.encode()
+    assert forge_snapshots(db, old, b'"rules_version":"capes-0.9"') >= 1
+    assert forge_snapshots(db, b'"tokens":5', b'"tokens":99') >= 1  # what 0.9 folded to
+    checker = Campaigns(sqlite_env(db))
+    try:
+        report = verify_stored(checker, campaign)
+        assert report.ok, report.summary()
+        assert [p.tokens for p in checker.state(campaign).players] == [5, 5, 5]
+    finally:
+        checker.close()
 
 
 def test_a_campaign_whose_chain_does_not_verify_is_marked_and_takes_no_command(
