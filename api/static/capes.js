@@ -63,6 +63,15 @@ const Capes = (() => {
     } else if (fallback) fallback.focus({ preventScroll: true });
   }
 
+  /* Draw ``nodes`` into the live region ``box`` only if they say something else than it does.
+     A screen reader reads a live region out each time it is drawn, and the table draws on
+     every board: "It's your move", or the open dispute, was read out again each time anyone
+     else moved. */
+  function announce(box, nodes) {
+    const said = nodes.map((n) => (n instanceof Node ? n.textContent : String(n))).join("");
+    if (said !== box.textContent) redraw(box, nodes);
+  }
+
   /* The token of campaign ``id``: from the fragment (then removed from the address bar),
      else from this tab's storage. */
   function token(id) {
@@ -121,5 +130,5 @@ const Capes = (() => {
   /* Each edition's part of the table, registered by its script (edition-<name>.js). */
   const editions = {};
 
-  return { el, redraw, token, api, Problem, tables, remember, problemText, editions };
+  return { el, redraw, announce, token, api, Problem, tables, remember, problemText, editions };
 })();

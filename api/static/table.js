@@ -10,7 +10,7 @@
    function of this table's shared helpers (edition-capes.js, edition-capees.js). */
 "use strict";
 (() => {
-  const { el, redraw, api, problemText } = Capes;
+  const { el, redraw, announce, api, problemText } = Capes;
   const $ = (id) => document.getElementById(id);
   const ID = document.body.dataset.campaign;
   const BASE = `/campaigns/${ID}`;
@@ -269,13 +269,10 @@
 
   // -- rendering ----------------------------------------------------------------------------
 
-  /* The status is a live region: a screen reader reads it out when it changes, so it is
-     drawn again only then (it was on every board: "It's your move" read out again as each
-     other player spoke). */
+  /* The status is a live region: a screen reader reads it out when it changes, and only then
+     (announce). */
   function renderStatus() {
-    const status = $("status");
-    const lines = statusLines();
-    if (lines.map((p) => p.textContent).join("") !== status.textContent) redraw(status, lines);
+    announce($("status"), statusLines());
   }
 
   function statusLines() {
@@ -380,7 +377,8 @@
     redraw($("record-actions"), undo ? [el("button", {
       type: "button", id: "undo", onclick: () => send({ type: "undo" }, "record-error"),
     }, "Undo my last move")] : [], $("record-title"));
-    redraw($("dispute"), disputeParts(), $("record-title"));
+    announce($("dispute-news"), disputeNews());
+    redraw($("dispute-acts"), disputeParts(), $("record-title"));
     const slider = $("slider");
     const follow = slider.dataset.moved !== "1";
     slider.max = String(Math.max(1, S.version));
@@ -388,19 +386,41 @@
     $("slider-out").textContent = `${slider.value} of ${slider.max}`;
   }
 
-  /* The open dispute and its buttons, or the form that opens one. */
+  /* The open dispute and its votes, else how the last one ended: a live region, read out when
+     a dispute opens, takes a vote and ends, and only then (announce; it was drawn again, and
+     read out, on every board while the dispute lasted). */
+  function disputeNews() {
+    const d = S.record && S.record.dispute;
+    if (!d) return disputeEnd();
+    const ayes = Object.values(d.votes).filter(Boolean).length;
+    const noes = Object.values(d.votes).length - ayes;
+    return [el("div", { class: "open-dispute" },
+      el("p", {}, el("strong", {}, `Dispute #${d.id}`), ` by ${player(d.seat)} about event #${d.position}`,
+        d.actor ? ` (${player(d.actor)}’s move)` : "", `: “${d.reason}”`),
+      el("p", { class: "meta" }, `${ayes} to uphold, ${noes} against; ${d.needed} needed to uphold. Voters: ${d.voters.map(player).join(", ")}.`))];
+  }
+
+  /* How the last dispute ended, from its events in the log (the record keeps open ones only). */
+  const ENDED = { vote: "by vote", owner: "by the owner", expiry: "when its time ran out", withdrawal: "" };
+  function disputeEnd() {
+    const events = [...S.commands.values()].flat().map((e) => e.event);
+    const settled = events.filter((e) => e.type === "DisputeSettled").pop();
+    if (!settled) return [];
+    const how = ENDED[settled.by] || settled.by;
+    const rewound = events.find((e) => e.type === "Rewound" && e.dispute === settled.dispute);
+    const text = settled.by === "withdrawal" ? "withdrawn: the move stands."
+      : settled.upheld ? `upheld ${how}: ${rewound ? `events #${rewound.first}–#${rewound.last} reverted` : "the game went back"}.`
+        : `rejected ${how}: the move stands.`;
+    return [el("p", { class: "meta" }, `Dispute #${settled.dispute} ${text}`)];
+  }
+
+  /* The open dispute's buttons, or the form that opens one. */
   function disputeParts() {
     const r = S.record;
     if (!r || S.past) return [];
     const d = r.dispute;
     const box = [];
     if (d) {
-      const ayes = Object.values(d.votes).filter(Boolean).length;
-      const noes = Object.values(d.votes).length - ayes;
-      box.push(el("div", { class: "open-dispute", role: "status" },
-        el("p", {}, el("strong", {}, `Dispute #${d.id}`), ` by ${player(d.seat)} about event #${d.position}`,
-          d.actor ? ` (${player(d.actor)}’s move)` : "", `: “${d.reason}”`),
-        el("p", { class: "meta" }, `${ayes} to uphold, ${noes} against; ${d.needed} needed to uphold. Voters: ${d.voters.map(player).join(", ")}.`)));
       if (S.me.seat !== null && d.voters.includes(S.me.seat) && !(String(S.me.seat) in d.votes)) {
         box.push(el("div", { class: "row" },
           el("button", { type: "button", id: "vote-uphold", onclick: () => send({ type: "vote", uphold: true }, "record-error") }, "Vote to uphold (rewind)"),

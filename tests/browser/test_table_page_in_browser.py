@@ -488,6 +488,23 @@ def test_a_character_sheet_opened_stays_open_while_the_table_plays_on(
     expect(ability).to_be_visible()
 
 
+def count_read_outs(box: Any) -> None:
+    """From now on ``window.readOut`` counts the changes to what a live region in ``box`` (a
+    locator) says, as a screen reader reads each out: a live region drawn anew, or anything
+    drawn again inside one, even the same words."""
+    box.evaluate("""box => {
+        window.readOut = 0;
+        const live = "[role=status], [role=alert], [aria-live]:not([aria-live=off])";
+        const inLive = (n) => (n.nodeType === 1 ? n : n.parentElement).closest(live);
+        const hasLive = (n) => n.nodeType === 1 && (n.matches(live) || n.querySelector(live));
+        new MutationObserver((records) => {
+            for (const r of records) {
+                if (inLive(r.target) || [...r.addedNodes].some(hasLive)) window.readOut++;
+            }
+        }).observe(box, {childList: true, subtree: true, characterData: true});
+    }""")
+
+
 def test_whose_move_it_is_is_read_out_only_when_it_changes(
     http: httpx.Client, open_page: Opener
 ) -> None:
@@ -498,9 +515,7 @@ def test_whose_move_it_is_is_read_out_only_when_it_changes(
     status = ana.locator("#status")
     expect(status).to_have_attribute("aria-live", "polite")
     expect(status).to_contain_text("It\u2019s your move.")
-    ana.evaluate("""window.readOut = 0; new MutationObserver(() => window.readOut++)
-        .observe(document.getElementById('status'),
-                 {childList: true, subtree: true, characterData: true})""")
+    count_read_outs(status)
     table.play("", c.Narrate(seat=2, text="Rain hammers the docks"))
     see([ana], table.version())
     assert ana.evaluate("window.readOut") == 0
@@ -579,3 +594,42 @@ def test_the_table_page_is_headed_by_the_campaigns_name(
     assert ana.evaluate("document.documentElement.lang") == "en"
     width, wide = ana.evaluate("[document.documentElement.scrollWidth, innerWidth]")
     assert width <= wide, f"the page is {width} px wide in a {wide} px window"
+
+
+def test_the_open_dispute_is_read_out_when_it_opens_takes_a_vote_and_ends_and_only_then(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """The dispute is a live region of the record: its words are read out when it opens,
+    takes a vote and ends (here withdrawn, R-REC-3). A new link issued meanwhile is a new board
+    that says nothing new of the dispute, and nothing of it is read out again."""
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo", "Dan"))
+    table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
+    said = table.play("", c.Narrate(seat=3, text="A seagull steals Reyes' fries"))["version"]
+    ben = open_page(table, table.tokens[2])
+    record = ben.get_by_role("region", name="The record")
+    dispute = record.get_by_role("status").filter(has_text="Dispute #1")
+    count_read_outs(record)
+    opened = table.send({"type": "open_dispute", "seat": 1, "position": said,
+                         "reason": "No seagull flies in a storm"})
+    assert opened.status_code == 200, opened.text
+    see([ben], table.version())
+    expect(dispute).to_contain_text("1 to uphold, 0 against")
+    assert ben.evaluate("window.readOut") > 0
+    count_read_outs(record)
+    issued = http.post(table.url("/seats/4/token"), headers=table.as_owner())
+    assert issued.status_code == 201, issued.text
+    table.tokens[4] = issued.json()["token"]
+    see([ben], table.version())
+    assert ben.evaluate("window.readOut") == 0
+    voted = table.send({"type": "vote", "seat": 4, "uphold": False})
+    assert voted.status_code == 200, voted.text
+    see([ben], table.version())
+    expect(dispute).to_contain_text("1 to uphold, 1 against")
+    assert ben.evaluate("window.readOut") > 0
+    count_read_outs(record)
+    withdrawn = table.send({"type": "withdraw_dispute", "seat": 1})
+    assert withdrawn.status_code == 200, withdrawn.text
+    see([ben], table.version())
+    expect(dispute).to_have_text("Dispute #1 withdrawn: the move stands.")
+    assert ben.evaluate("window.readOut") > 0
+    assert not ben.errors, ben.errors
