@@ -4,7 +4,7 @@
    the character form. The generic table (table.js) calls it; it holds no rule either. */
 "use strict";
 Capes.editions.capees = (T) => {
-  const { S, $, el, redraw, postCommand, player, charName, human, myLedger, drivesTable, die, problemText } = T;
+  const { S, $, el, redraw, postCommand, player, charName, human, myLedger, drivesTable, die, total, problemText } = T;
   const SIDE = { hero: "Hero", opponent: "Opponent" };
   const ASK = ["", "(ask me when it matters)"];
   const board = () => (S.past ? S.past.board : S.board);
@@ -183,7 +183,7 @@ Capes.editions.capees = (T) => {
       el("div", { class: "sides" }, c.sides.map((s) => el("div", {
         class: `side ${s.faction}` + (c.controlling_side === s.index ? " controlling" : ""),
       },
-      el("h4", {}, `${SIDE[s.faction]} side`, el("span", { class: "total" }, ` ${s.total}`)),
+      el("h4", {}, `${SIDE[s.faction]} side`, total(s.total)),
       s.owner ? el("p", { class: "meta" }, `opened by ${player(s.owner)}`) : "",
       el("div", { class: "dice" }, s.dice.map(([id, value]) => die(id, value, `, ${SIDE[s.faction]} side`))),
       s.stakes.length ? el("p", { class: "meta" }, "Staked: " + s.stakes.map((st) => `${st.amount} ${st.drive} (${charName(st.character)})`).join(", ")) : ""))));

@@ -3,7 +3,7 @@
    forms. The generic table (table.js) calls it; it holds no rule either. */
 "use strict";
 Capes.editions.capes = (T) => {
-  const { S, $, el, redraw, postCommand, player, charName, human, myLedger, drivesTable, die, problemText } = T;
+  const { S, $, el, redraw, postCommand, player, charName, human, myLedger, drivesTable, die, total, problemText } = T;
   const DRIVES = ["Justice", "Truth", "Love", "Hope", "Duty",
     "Obsession", "Pride", "Power", "Despair", "Fear"];
   const conflictOf = (id) => (S.board.conflicts || []).find((c) => c.id === Number(id));
@@ -166,7 +166,7 @@ Capes.editions.capes = (T) => {
       el("div", { class: "sides" }, c.sides.map((s) => el("div", {
         class: "side" + (c.controlling_side === s.index ? " controlling" : ""),
       },
-      el("h4", {}, s.label, el("span", { class: "total", "aria-label": `total ${s.total}` }, ` ${s.total}`)),
+      el("h4", {}, s.label, total(s.total)),
       el("p", { class: "meta" },
         s.claimed_by ? `claimed by ${player(s.claimed_by)}` : "unclaimed",
         s.allies.length ? ` · allies: ${s.allies.map(charName).join(", ")}` : ""),

@@ -83,9 +83,14 @@
     class: "die", role: "img", "aria-label": `die ${id} showing ${value}${more || ""}`, title: `die ${id}`,
   }, String(value), mark ? el("sub", {}, mark) : "");
 
+  /* A side's total: the number, read out as "total 7" (the word hidden from the eye). It was
+     an aria-label on a plain span, which ARIA does not allow: ignored by some screen readers,
+     run into the side's label by Chrome ("Everyone gets offtotal 2"). */
+  const total = (n) => el("span", { class: "total" }, " ", el("span", { class: "visually-hidden" }, "total "), String(n));
+
   /* The edition's part of the table (moves, board, ledgers, characters). */
   const E = Capes.editions[document.body.dataset.edition]({
-    S, $, el, redraw, call, send, postCommand, player, charName, human, myLedger, drivesTable, die, problemText,
+    S, $, el, redraw, call, send, postCommand, player, charName, human, myLedger, drivesTable, die, total, problemText,
     fieldError, clearFieldErrors,
   });
   const MOVES = E.MOVES;

@@ -633,3 +633,32 @@ def test_the_open_dispute_is_read_out_when_it_opens_takes_a_vote_and_ends_and_on
     expect(dispute).to_have_text("Dispute #1 withdrawn: the move stands.")
     assert ben.evaluate("window.readOut") > 0
     assert not ben.errors, ben.errors
+
+
+def test_a_sides_total_is_read_out_as_its_total_in_both_editions(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """A side's heading shows its label and its total, the number alone; a screen reader reads
+    "total" before the number (an aria-label on the number's plain span, which ARIA does not
+    allow, ran into the label in Chrome: "Fortotal 1"). Capes:
+    an Event's sides; CAPEES!: a Complication's, once the Chief's roll (a 3) is kept."""
+    table = open_campaign(http, players=("Ana", "Ben"), starting_tokens=1)
+    table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
+    table.play("", c.CreateConflict(seat=1, kind="event", text="The bridge collapses"))
+    ana = open_page(table, table.tokens[1])
+    event = ana.get_by_role("article").filter(has_text="The bridge collapses")
+    for side in ("For", "Against"):
+        expect(event.get_by_role("heading", name=f"{side} total 1", exact=True)).to_be_visible()
+    # The word is there for a screen reader, not for the eye.
+    shown = event.get_by_text("total", exact=True).first.bounding_box()
+    assert shown is not None and shown["width"] <= 1 and shown["height"] <= 1, shown
+    capees = open_campaign(http, players=("Editor", "Alice", "Joe"), edition="capees")
+    for _, command in demo_capees.SCRIPT:
+        if isinstance(command, demo_capees.c.SeatCommand):
+            capees.play("", command)
+            if isinstance(command, demo_capees.c.KeepRoll):
+                break
+    editor = open_page(capees, capees.tokens[1])
+    robbery = editor.get_by_role("article").filter(has_text="Robbery")
+    expect(robbery.get_by_role("heading", name="Hero side total 1", exact=True)).to_be_visible()
+    expect(robbery.get_by_role("heading", name="Opponent side total 3", exact=True)).to_be_visible()
