@@ -388,7 +388,16 @@
     const follow = slider.dataset.moved !== "1";
     slider.max = String(Math.max(1, S.version));
     if (follow) slider.value = slider.max;
+    sliderAt();
+  }
+
+  /* Where the time slider is: shown beside it, and its value as a screen reader reads it
+     ("event 12 of 40"; it read "12" alone). The shown words are hidden from a screen reader:
+     an output is a live region, and it was read out on every board, as the last event moved. */
+  function sliderAt() {
+    const slider = $("slider");
     $("slider-out").textContent = `${slider.value} of ${slider.max}`;
+    slider.setAttribute("aria-valuetext", `event ${slider.value} of ${slider.max}`);
   }
 
   /* The open dispute and its votes, else how the last one ended: a live region, read out when
@@ -770,7 +779,7 @@
   $("slider").addEventListener("input", () => {
     const slider = $("slider");
     slider.dataset.moved = slider.value === slider.max ? "" : "1";
-    $("slider-out").textContent = `${slider.value} of ${slider.max}`;
+    sliderAt();
     clearTimeout(sliderTimer);
     sliderTimer = setTimeout(() => lookBack(Number(slider.value)), 150);
   });

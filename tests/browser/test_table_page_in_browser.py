@@ -491,12 +491,18 @@ def test_a_character_sheet_opened_stays_open_while_the_table_plays_on(
 def count_read_outs(box: Any) -> None:
     """From now on ``window.readOut`` counts the changes to what a live region in ``box`` (a
     locator) says, as a screen reader reads each out: a live region drawn anew, or anything
-    drawn again inside one, even the same words."""
+    drawn again inside one, even the same words. An ``output`` is a live region too (its role
+    is status); one hidden from screen readers (aria-hidden) is not."""
     box.evaluate("""box => {
         window.readOut = 0;
-        const live = "[role=status], [role=alert], [aria-live]:not([aria-live=off])";
-        const inLive = (n) => (n.nodeType === 1 ? n : n.parentElement).closest(live);
-        const hasLive = (n) => n.nodeType === 1 && (n.matches(live) || n.querySelector(live));
+        const live = "[role=status], [role=alert], [aria-live]:not([aria-live=off]), output";
+        const heard = (n) => !n.closest("[aria-hidden=true]");
+        const inLive = (n) => {
+            const at = (n.nodeType === 1 ? n : n.parentElement).closest(live);
+            return at && heard(at);
+        };
+        const hasLive = (n) => n.nodeType === 1 && heard(n)
+            && (n.matches(live) || [...n.querySelectorAll(live)].some(heard));
         new MutationObserver((records) => {
             for (const r of records) {
                 if (inLive(r.target) || [...r.addedNodes].some(hasLive)) window.readOut++;
@@ -662,3 +668,25 @@ def test_a_sides_total_is_read_out_as_its_total_in_both_editions(
     robbery = editor.get_by_role("article").filter(has_text="Robbery")
     expect(robbery.get_by_role("heading", name="Hero side total 1", exact=True)).to_be_visible()
     expect(robbery.get_by_role("heading", name="Opponent side total 3", exact=True)).to_be_visible()
+
+
+def test_the_time_slider_reads_out_which_event_of_how_many_and_only_when_moved(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """The slider's value reads as "event 3 of 9", not "3"; the words shown beside it (an
+    output, a live region) are not read out again as each move makes the log longer."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    ana = open_page(table, table.tokens[1])
+    record = ana.get_by_role("region", name="The record")
+    slider = record.get_by_role("slider", name="Time")
+    now = table.version()
+    expect(slider).to_have_attribute("aria-valuetext", f"event {now} of {now}")
+    count_read_outs(record)
+    now = table.play("", c.Narrate(seat=2, text="Rain hammers the docks"))["version"]
+    see([ana], now)
+    expect(slider).to_have_attribute("aria-valuetext", f"event {now} of {now}")
+    assert ana.evaluate("window.readOut") == 0
+    slider.focus()
+    ana.keyboard.press("Home")
+    expect(slider).to_have_attribute("aria-valuetext", f"event 1 of {now}")
+    expect(record).to_contain_text(f"Time: event 1 of {now}")
