@@ -690,3 +690,21 @@ def test_the_time_slider_reads_out_which_event_of_how_many_and_only_when_moved(
     ana.keyboard.press("Home")
     expect(slider).to_have_attribute("aria-valuetext", f"event 1 of {now}")
     expect(record).to_contain_text(f"Time: event 1 of {now}")
+
+
+def test_the_log_says_what_it_is_when_the_keyboard_reaches_it(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """The log scrolls on its own once it is long, and Tab stops on it to scroll it with the
+    arrow keys (as Chromium makes any scroller a Tab stop): a screen reader then says "The
+    log", not an unnamed list."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    for n in range(30):
+        table.play("", c.Narrate(seat=2, text=f"Rain hammers the docks, {n + 1} times"))
+    ana = open_page(table, table.tokens[1])
+    ana.get_by_role("heading", name="Characters").focus()
+    for _ in range(10):
+        ana.keyboard.press("Tab")
+        if ana.evaluate("!!document.activeElement.closest('#log-panel')"):
+            break
+    expect(ana.get_by_role("list", name="The log")).to_be_focused()
