@@ -194,7 +194,7 @@
     form.append(el("button", { type: "submit" }, label));
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
-      if (action) action(form); else send(commandOf(type, form));
+      if (action) action(form); else send(commandOf(type, form), "move-error", form.id);
     });
     return form;
   }
@@ -217,16 +217,38 @@
     return command;
   }
 
-  /* ``errors``: the id of the box beside the form that sent it, for a refusal. */
-  async function send(command, errors = "move-error") {
+  /* ``errors``: the id of the box beside the form that sent it, for a refusal; ``from``: the id
+     of the move's form that sent it, cleared once the move is applied. */
+  async function send(command, errors = "move-error", from = null) {
     clearErrors();
     try {
-      if (await postCommand(command)) closePicker();
+      const applied = await postCommand(command);
+      if (applied) {
+        closePicker();
+        if (from) clearWhenDrawn(from, applied.version);
+      }
     } catch (err) {
       const p = err.problem || {};
-      if (err.status === 422 && p.field && p.choices && p.choices.length) openPicker(command, p);
+      if (err.status === 422 && p.field && p.choices && p.choices.length) openPicker(command, p, from);
       else $(errors).textContent = problemText(err);
     }
+  }
+
+  /* A move's form is cleared once the board its move made is drawn: a move still offered
+     after it (a second Conflict in one turn) showed the words of the first again, kept as the
+     moves were drawn again (redraw). Only that form: what the player is writing elsewhere
+     stays. The board may be drawn before the answer is in (the live stream is quicker). */
+  let clearing = null;
+  function clearWhenDrawn(id, version) {
+    clearing = { id, version };
+    if (S.drawn >= version) clearMoveForm();
+  }
+  function clearMoveForm() {
+    const form = $(clearing.id);
+    clearing = null;
+    if (!form) return;
+    form.reset();
+    for (const s of form.querySelectorAll("select[data-kind]")) fillSelect(s, s.dataset.kind, form);
   }
 
   // -- the picker (a 422 with ``choices``) --------------------------------------------------
@@ -249,13 +271,13 @@
      move's button that asked, or, that move made, to the moves' heading (it fell to the
      page's top). Escape closes it, as Cancel does. */
   let pickerFrom = null;
-  function openPicker(command, problem) {
+  function openPicker(command, problem, from) {
     if (!$("picker").contains(document.activeElement)) pickerFrom = document.activeElement;
     $("picker").hidden = false;
     $("picker-title").textContent = `${problem.rule}: ${problem.detail}`;
     $("picker-choices").replaceChildren(...problem.choices.map((choice) => el("button", {
       type: "button", class: "choice",
-      onclick: () => { const next = structuredClone(command); setPath(next, problem.field, choice); send(next); },
+      onclick: () => { const next = structuredClone(command); setPath(next, problem.field, choice); send(next, "move-error", from); },
     }, choiceText(problem.field, choice))));
     $("picker-choices").querySelector("button").focus();
   }
@@ -317,6 +339,7 @@
     const key = JSON.stringify([types, S.version]);
     if (panel.dataset.key === key) return;
     panel.dataset.key = key;
+    if (clearing && S.version >= clearing.version) clearMoveForm();
     const forms = types.map(moveForm);
     // Table talk on its own, in an edition that has a command for it (CAPEES! narrates
     // only with a move).

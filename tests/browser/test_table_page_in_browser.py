@@ -708,3 +708,33 @@ def test_the_log_says_what_it_is_when_the_keyboard_reaches_it(
         if ana.evaluate("!!document.activeElement.closest('#log-panel')"):
             break
     expect(ana.get_by_role("list", name="The log")).to_be_focused()
+
+
+def test_a_moves_form_is_cleared_once_its_move_is_made_and_no_other(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """R-PAGE-3: Ana, with two Story Tokens, may add a Conflict while the scene is claimed, and
+    another: the form, offered again after the first, is empty, not showing the first one's
+    words again. The dispute she was writing meanwhile stays as she left it."""
+    table = open_campaign(http, players=("Ana", "Ben"), starting_tokens=2)
+    table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
+    ana = open_page(table, table.tokens[1])
+    why = ana.get_by_role("textbox", name="Why")
+    why.fill("Nightjar was never in the harbor")
+    moves = ana.get_by_role("region", name="Your moves")
+    at_stake = moves.get_by_role("textbox", name="What is at stake")
+    first_side = moves.get_by_role("textbox", name="First side")
+    at_stake.fill("The bridge collapses")
+    first_side.fill("Everyone gets off")
+    moves.get_by_role("button", name="Create a conflict").click()
+    drawn(ana)
+    assert [x["text"] for x in table.query("board")["conflicts"]] == ["The bridge collapses"]
+    expect(at_stake).to_have_value("")
+    expect(first_side).to_have_value("For")
+    expect(why).to_have_value("Nightjar was never in the harbor")
+    at_stake.fill("The Smuggler King escapes")
+    moves.get_by_role("button", name="Create a conflict").click()
+    drawn(ana)
+    assert [x["text"] for x in table.query("board")["conflicts"]] == [
+        "The bridge collapses", "The Smuggler King escapes"]
+    assert not ana.errors, ana.errors
