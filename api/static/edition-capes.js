@@ -186,7 +186,7 @@ Capes.editions.capes = (T) => {
         ? l.inspirations.map((i) => `#${i.id} (${i.value})`).join(", ") : "none"),
     l.characters.map((ch) => el("div", { class: "character" },
       el("strong", {}, ch.name),
-      drivesTable(ch.drives),
+      drivesTable(ch.drives, ch.name),
       ch.staked.length ? el("p", { class: "meta" }, "Staked: " + ch.staked.map((s) => `${s.amount} ${s.drive} on #${s.conflict} die ${s.die}`).join(", ")) : "",
       ch.blocked.length ? el("p", { class: "meta" }, "Blocked: " + ch.blocked.join(", ")) : "")))));
   }

@@ -48,8 +48,12 @@
     .replace(/^./, (c) => c.toUpperCase()).replace(/ [A-Z]/g, (c) => c.toLowerCase());
   const myLedger = () => S.ledgers.find((l) => l.seat === S.me.seat);
 
-  /* A character's Drives: strength and Debt (both editions' ledgers carry them). */
-  const drivesTable = (drives) => el("table", { class: "drives" },
+  /* Words for a screen reader, hidden from the eye (what the page shows around them says it). */
+  const unseen = (text) => el("span", { class: "visually-hidden" }, text);
+
+  /* A character's Drives: strength and Debt (both editions' ledgers carry them). Named after
+     the character: a screen reader's list of tables was a row of unnamed ones. */
+  const drivesTable = (drives, name) => el("table", { class: "drives", "aria-label": `${name}’s Drives` },
     el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Drive"), el("th", { scope: "col" }, "Strength"), el("th", { scope: "col" }, "Debt"))),
     el("tbody", {}, drives.map((d) => el("tr", { class: d.overdrawn ? "overdrawn" : "" },
       el("th", { scope: "row" }, d.name + (d.overdrawn ? " (overdrawn)" : "")),
@@ -86,7 +90,7 @@
   /* A side's total: the number, read out as "total 7" (the word hidden from the eye). It was
      an aria-label on a plain span, which ARIA does not allow: ignored by some screen readers,
      run into the side's label by Chrome ("Everyone gets offtotal 2"). */
-  const total = (n) => el("span", { class: "total" }, " ", el("span", { class: "visually-hidden" }, "total "), String(n));
+  const total = (n) => el("span", { class: "total" }, " ", unseen("total "), String(n));
 
   /* The edition's part of the table (moves, board, ledgers, characters). */
   const E = Capes.editions[document.body.dataset.edition]({
@@ -528,8 +532,9 @@
         el("label", { for: id }, `${name}’s invitation link (seat ${seat})`),
         el("div", { class: "row" },
           el("input", { id, readonly: true, value: links[seat] || "", placeholder: "(not in this browser: issue a new link)", class: "link" }),
-          el("button", { type: "button", id: `copy-${seat}`, class: "secondary", onclick: () => copy(id) }, "Copy"),
-          el("button", { type: "button", id: `new-link-${seat}`, class: "secondary", onclick: () => newLink(seat) }, "New link")));
+          // Whose, for a screen reader: each seat's buttons were "Copy" and "New link" alike.
+          el("button", { type: "button", id: `copy-${seat}`, class: "secondary", onclick: () => copy(id) }, "Copy", unseen(` ${name}’s link`)),
+          el("button", { type: "button", id: `new-link-${seat}`, class: "secondary", onclick: () => newLink(seat) }, "New link", unseen(` for ${name}`))));
     }), $("owner-title"));
   }
 

@@ -738,3 +738,40 @@ def test_a_moves_form_is_cleared_once_its_move_is_made_and_no_other(
     assert [x["text"] for x in table.query("board")["conflicts"]] == [
         "The bridge collapses", "The Smuggler King escapes"]
     assert not ana.errors, ana.errors
+
+
+def test_each_seats_link_buttons_say_whose_link_they_are(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """The owner's seats each have a *Copy* and a *New link* button: a screen reader says whose
+    (the buttons of every seat were "Copy" and "New link" alike)."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    owner = open_page(table, table.owner_token)
+    seats = owner.get_by_role("region", name="Seats and invitations")
+    expect(seats.get_by_role("button", name=f"Copy Ben{APOS}s link", exact=True)).to_be_visible()
+    expect(seats.get_by_role("button", name="New link", exact=True)).to_have_count(0)
+    seats.get_by_role("button", name="New link for Ben", exact=True).click()
+    expect(seats.get_by_role("textbox", name=f"Ben{APOS}s invitation link")).to_have_value(
+        re.compile("#token="))
+    expect(seats.get_by_role("textbox", name=f"Ana{APOS}s invitation link")).to_have_value("")
+    assert http.get(table.url(""), headers=table.as_seat(2)).status_code == 401
+
+
+def test_a_characters_drives_are_a_table_named_after_it_in_both_editions(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """A screen reader lists the tables of a page by name: each character's Drives are named
+    after it (they were unnamed tables, one per character)."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    table.play("", c.CreateCharacter(seat=1, name="Nightjar", build=NIGHTJAR_BUILD))
+    ben = open_page(table, table.tokens[2])
+    drives = ben.get_by_role("table", name=f"Nightjar{APOS}s Drives", exact=True)
+    expect(drives.get_by_role("rowheader", name="Undifferentiated")).to_be_visible()
+    capees = open_campaign(http, players=("Editor", "Alice", "Joe"), edition="capees")
+    for _, command in demo_capees.SCRIPT:
+        if isinstance(command, demo_capees.c.BeginStory):
+            break
+        if isinstance(command, demo_capees.c.SeatCommand):
+            capees.play("", command)
+    joe = open_page(capees, capees.tokens[3])
+    expect(joe.get_by_role("table", name=f"Night Maiden{APOS}s Drives", exact=True)).to_be_visible()
