@@ -448,10 +448,11 @@
     const settled = events.filter((e) => e.type === "DisputeSettled").pop();
     if (!settled) return [];
     const how = ENDED[settled.by] || settled.by;
-    const rewound = events.find((e) => e.type === "Rewound" && e.dispute === settled.dispute);
+    const r = events.find((e) => e.type === "Rewound" && e.dispute === settled.dispute);
+    const reverted = !r ? "the game went back"
+      : r.first === r.last ? `event #${r.first} reverted` : `events #${r.first}–#${r.last} reverted`;
     const text = settled.by === "withdrawal" ? "withdrawn: the move stands."
-      : settled.upheld ? `upheld ${how}: ${rewound ? `events #${rewound.first}–#${rewound.last} reverted` : "the game went back"}.`
-        : `rejected ${how}: the move stands.`;
+      : settled.upheld ? `upheld ${how}: ${reverted}.` : `rejected ${how}: the move stands.`;
     return [el("p", { class: "meta" }, `Dispute #${settled.dispute} ${text}`)];
   }
 
