@@ -438,7 +438,9 @@
     return [el("div", { class: "open-dispute" },
       el("p", {}, el("strong", {}, `Dispute #${d.id}`), ` by ${player(d.seat)} about event #${d.position}`,
         d.actor ? ` (${player(d.actor)}’s move)` : "", `: “${d.reason}”`),
-      el("p", { class: "meta" }, `${ayes} to uphold, ${noes} against; ${d.needed} needed to uphold. Voters: ${d.voters.map(player).join(", ")}.`))];
+      el("p", { class: "meta" }, `${ayes} to uphold, ${noes} against; ${d.needed} needed to uphold. Voters: ${d.voters.map(player).join(", ")}.`),
+      // R-REC-4: past its time it expires, changing nothing (a vote then records the expiry).
+      el("p", { class: "meta" }, `Open until ${new Date(d.expires).toLocaleString([], { dateStyle: "medium", timeStyle: "short" })}; then it expires, changing nothing.`))];
   }
 
   /* How the last dispute ended, from its events in the log (the record keeps open ones only). */

@@ -124,6 +124,8 @@ def test_a_double_click_on_vote_to_uphold_votes_once(
                          "reason": "No seagull flies in a storm"})
     assert opened.status_code == 200, opened.text
     ben = open_page(table, table.tokens[2])
+    # R-REC-4: the table sees how long the dispute stays open.
+    assert "then it expires, changing nothing" in ben.text_content("#dispute-news")
     sent = commands_sent(ben)
     double_click(ben, ben.get_by_role("button", name="Vote to uphold (rewind)"), table)
     assert len(sent) == 1, sent
