@@ -128,7 +128,7 @@ def candidates(state: CampaignState) -> list[c.Command]:
 
 def _candidates(state: CampaignState) -> Iterator[c.Command]:
     from .actions import asked
-    from .pages import acting_seat, actors, highest_dice
+    from .pages import acting_seat, actors, highest_dice, overdrawn_choices
     from .resolution import pending_claims
 
     scene, editor = state.scene, state.editor
@@ -177,10 +177,10 @@ def _candidates(state: CampaignState) -> Iterator[c.Command]:
                 yield c.Claim(seat=scene.cursor, character=present, complication=x)
         yield c.PassClaim(seat=scene.cursor)
     elif step == "overdrawn" and scene.overdrawn:
-        rolling, drive = scene.overdrawn[0]
-        for cid, die in highest_dice(state, rolling)[:2]:
-            yield c.RollOverdrawn(seat=scene.narrator[rolling], character=rolling, drive=drive,
-                                  die=(cid, die.id))
+        for rolling in overdrawn_choices(state):
+            for cid, die in highest_dice(state, rolling)[:2]:
+                yield c.RollOverdrawn(seat=scene.narrator[rolling], character=rolling,
+                                      die=(cid, die.id))
     elif step == "actions":
         yield from _action_candidates(state, asked(state), acting_seat(state), actors(state))
     if step in ("claims", "overdrawn", "actions") and scene.fresh and scene.page >= 2:

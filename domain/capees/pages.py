@@ -141,19 +141,48 @@ def highest_dice(state: CampaignState, character_id: int) -> list[tuple[int, Die
     return [(cid, d) for cid, d in found if d.value == best]
 
 
+def _begun(state: CampaignState, character_id: int) -> bool:
+    """Whether the character has made some of its Overdrawn rolls and not all: Debt does not
+    change in the Overdrawn step, so it has fewer Drives left to roll than are Overdrawn."""
+    scene = state.scene
+    assert scene is not None
+    left = sum(1 for ch, _ in scene.overdrawn if ch == character_id)
+    return 0 < left < sum(1 for ch, _ in overdrawn_drives(state) if ch == character_id)
+
+
+def overdrawn_choices(state: CampaignState) -> list[int]:
+    """C-DEBT-2, C-TABLE-2: the characters that may roll for an Overdrawn Drive now: those of
+    the first seat in order still to roll, in the order its player chooses, each character's
+    Drives one after another."""
+    scene = state.scene
+    assert scene is not None
+    if not scene.overdrawn:
+        return []
+    first = scene.overdrawn[0][0]
+    if _begun(state, first):
+        return [first]
+    seat = scene.narrator[first]
+    return list(dict.fromkeys(ch for ch, _ in scene.overdrawn if scene.narrator[ch] == seat))
+
+
 @handle.register
 def _roll_overdrawn(command: RollOverdrawn, state: CampaignState) -> Iterable[Event]:
     require_seat(state, command)
     scene = require_scene(state, "overdrawn")
     who = narrated(state, command.seat, command.character)
     mine = [d for ch, d in scene.overdrawn if ch == who.id]
-    if not mine or scene.overdrawn[0][0] != who.id:
-        raise RuleViolation("C-DEBT-2", "the Overdrawn rolls go in order: "
+    choices = overdrawn_choices(state)
+    if mine and who.id not in choices and _begun(state, choices[0]):
+        raise RuleViolation("C-TABLE-2", f"{state.characters[choices[0]].name}'s Overdrawn "
+                            "rolls first: a player takes their characters one after another")
+    if who.id not in choices:
+        raise RuleViolation("C-DEBT-2", "the Overdrawn rolls go in seat order: "
                             + ", ".join(f"{state.characters[c].name}'s {d}"
                                         for c, d in scene.overdrawn))
-    drive = command.drive or scene.overdrawn[0][1]
-    if drive != scene.overdrawn[0][1]:
-        raise RuleViolation("C-DEBT-2", f"{who.name}'s {scene.overdrawn[0][1]} rolls first")
+    drive = command.drive or mine[0]
+    if drive not in mine:
+        raise RuleViolation("C-DEBT-2", f"{who.name} rolls for its Overdrawn "
+                            + " and ".join(mine) + f", not {drive}")
     dice = highest_dice(state, who.id)
     if command.die is not None:
         chosen = [(cid, d) for cid, d in dice if (cid, d.id) == tuple(command.die)]
@@ -194,7 +223,10 @@ def _overdrawn_rolled(event: OverdrawnRolled, state: CampaignState) -> CampaignS
     assert scene is not None
     if event.kept:
         state = set_die(state, event.complication, event.die, event.rolled)
-    return with_scene(state, overdrawn=scene.overdrawn[1:], fresh=False)
+    # C-TABLE-2: the character's other Overdrawn Drives, if any, are rolled for next.
+    rest = [x for x in scene.overdrawn if x != (event.character, event.drive)]
+    rest.sort(key=lambda x: x[0] != event.character)
+    return with_scene(state, overdrawn=tuple(rest), fresh=False)
 
 
 # -- action turns (C-TURN-1) -----------------------------------------------------------------

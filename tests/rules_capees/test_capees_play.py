@@ -127,6 +127,67 @@ def test_an_overdrawn_roll_never_raises_its_die() -> None:
     assert _dice(t, robbery) == [[4], [6]]
 
 
+def _overdrawn_step(t: CTable) -> None:
+    """Page 2 begun and every claim passed: the table is at the Overdrawn rolls."""
+    t.given(e.PageEnded(page=1), e.PageStarted(page=2, seat=EDITOR))
+    while t.state.scene is not None and t.state.scene.step == "claims":
+        t(c.PassClaim(seat=t.state.scene.cursor))
+
+
+def _two_overdrawn_of_joes() -> tuple[CTable, int, int]:
+    """Joe narrates the robbers and the driver, both Overdrawn in Need (strength 1, Debt 2);
+    the Opponent's dice are Robbery's red 6 and Police's red 3."""
+    t = first_scene()
+    for x in list(t.state.complications):
+        t.given(e.ComplicationDiscarded(complication=x))
+    robbery = set_dice(t, "Robbery", hero=4, opponent=6)
+    police = set_dice(t, "Police", hero=2, opponent=3)
+    earlier_debt(t, t["the driver"], "Need", 2)
+    earlier_debt(t, t["the robbers"], "Need", 2)
+    return t, robbery, police
+
+
+def test_a_player_with_several_overdrawn_characters_rolls_for_them_in_the_order_they_choose(
+) -> None:
+    """C-DEBT-2, C-TABLE-2: given Joe's robbers and driver both Overdrawn, when Joe rolls for
+    the driver first, then the roll is his to make: the driver takes the red 6 down to 2, and
+    the robbers then roll the highest die left, Police's red 3."""
+    t, robbery, police = _two_overdrawn_of_joes()
+    _overdrawn_step(t)
+    t.roll(2)(c.RollOverdrawn(seat=JOE, character=t["the driver"]))
+    assert _dice(t, robbery) == [[4], [2]]
+    t.roll(1)(c.RollOverdrawn(seat=JOE, character=t["the robbers"]))
+    assert _dice(t, police) == [[2], [1]]
+    scene = t.state.scene
+    assert scene is not None and scene.step == "actions"
+
+
+def test_a_characters_overdrawn_rolls_come_one_after_another() -> None:
+    """C-TABLE-2: given the robbers Overdrawn in Need and Greed and the driver in Need, when
+    Joe has rolled the robbers' Greed, then the driver must wait for the robbers' Need."""
+    t, robbery, _ = _two_overdrawn_of_joes()
+    earlier_debt(t, t["the robbers"], "Greed", 3)
+    _overdrawn_step(t)
+    t.roll(5)(c.RollOverdrawn(seat=JOE, character=t["the robbers"], drive="Greed"))
+    t.refused(c.RollOverdrawn(seat=JOE, character=t["the driver"]), "C-TABLE-2")
+    t.roll(5, 6)(c.RollOverdrawn(seat=JOE, character=t["the robbers"]),
+                 c.RollOverdrawn(seat=JOE, character=t["the driver"]))
+    assert _dice(t, robbery) == [[4], [5]]
+
+
+def test_overdrawn_rolls_go_in_seat_order_from_the_editor() -> None:
+    """C-DEBT-2: given the Editor's Chief and Joe's driver both Overdrawn, when Joe rolls
+    first, then he is refused: the Editor's seat rolls first."""
+    t, robbery, _ = _two_overdrawn_of_joes()
+    earlier_debt(t, t["Chief Mannelli"], "Need", 2)
+    _overdrawn_step(t)
+    t.refused(c.RollOverdrawn(seat=JOE, character=t["the driver"]), "C-DEBT-2")
+    t.refused(c.RollOverdrawn(seat=EDITOR, character=t["Chief Mannelli"], drive="Greed"),
+              "C-DEBT-2")  # Greed is not Overdrawn
+    t.roll(6)(c.RollOverdrawn(seat=EDITOR, character=t["Chief Mannelli"]))
+    assert _dice(t, robbery) == [[4], [6]]
+
+
 def _w5() -> tuple[CTable, int]:
     t = first_scene()
     getaway = set_dice(t, "Getaway", hero=2, opponent=4)
