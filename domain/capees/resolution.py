@@ -25,7 +25,7 @@ from .events import (
 )
 from .model import CampaignState, Inspiration
 from .pages import can_claim
-from .setup import inspired_dice
+from .setup import inspired_dice, renamed
 from .table import (
     add_debt,
     add_tokens,
@@ -76,6 +76,7 @@ def _check(command: CheckClaim, state: CampaignState) -> Iterable[Event]:
         if card is None:
             raise InvalidReference(f"seat {seat} holds no Inspiration {command.inspiration}")
         hero, opponent = inspired_dice(card)  # C-INSP-3
+        renamed(card, command.replacement)
     events.append(ComplicationCreated(
         complication=state.next_complication, name=command.replacement, seat=seat,
         hero_die=hero, opponent_die=opponent, inspiration=command.inspiration))

@@ -57,6 +57,15 @@ def inspired_dice(card: Inspiration) -> tuple[int, int]:
     return (card.bonus, 1) if card.faction == "hero" else (1, card.bonus)
 
 
+def renamed(card: Inspiration, name: str) -> str:
+    """C-INSP-3: a Complication made from ``card`` takes a new name, not the card's own (004:
+    "He crosses out the old name and writes in a new one")."""
+    if name.strip().casefold() == card.name.strip().casefold():
+        raise RuleViolation("C-INSP-3", f"a Complication made from the {card.name} card takes "
+                            "a new name")
+    return name
+
+
 def new_complication(complication_id: int, name: str, hero: int, opponent: int) -> Complication:
     """C-COMP-1: a Hero side and an Opponent side, one die each."""
     return Complication(id=complication_id, name=name, sides=(
@@ -176,7 +185,8 @@ def _use(command: UseInspiration, state: CampaignState) -> Iterable[Event]:
     if card is None:
         raise InvalidReference(f"seat {command.seat} holds no Inspiration {command.inspiration}")
     hero, opponent = inspired_dice(card)
-    return (ComplicationCreated(complication=state.next_complication, name=command.name,
+    return (ComplicationCreated(complication=state.next_complication,
+                                name=renamed(card, command.name),
                                 seat=command.seat, hero_die=hero, opponent_die=opponent,
                                 inspiration=card.id),)
 

@@ -99,6 +99,21 @@ def test_w8_resolving_hostages() -> None:
     assert scene is not None and scene.hero_vp == 2 and scene.page == 2  # C-VP-3: 2 < 8
 
 
+def test_a_replacement_from_the_resolved_card_takes_a_new_name() -> None:
+    """C-INSP-3, C-RES-4: given Captain Liberty's Hostages resolving, when his player puts the
+    new Hostages card back as "Hostages", then he is refused; a plain new card may be called
+    anything, "Hostages" too."""
+    t, hostages, robbery = _w8()
+    cap = t["Captain Liberty"]
+    _to_resolution(t, (t["the robbers"], robbery), (cap, hostages))
+    t.refused(c.CheckClaim(seat=CAPS, complication=hostages, gifts={cap: JOE},
+                           replacement="Hostages", inspiration=t.state.next_inspiration),
+              "C-INSP-3")
+    t(c.CheckClaim(seat=CAPS, complication=hostages, gifts={cap: JOE},
+                   replacement="Hostages"))
+    assert [s.total for s in t.state.complications[t.complication("Hostages")].sides] == [1, 1]
+
+
 def test_a_failed_claim_leaves_its_stakes() -> None:
     """C-STAKE-1: a failed claim leaves the stakes in place."""
     t = first_scene()

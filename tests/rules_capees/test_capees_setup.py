@@ -208,3 +208,41 @@ def test_w10_setting_up_the_second_scene() -> None:
     assert [p.tokens for p in t.state.players] == [2, 0, 3, 0, 0]
     assert scene.narrator[t["Black Jack"]] == ALICE
     assert all(not ch.blocked for ch in t.state.characters.values())
+
+
+def _card_holder() -> CTable:
+    """The start of a second scene's setup, Zip's player holding "Getaway, H, 6 VP, +3"."""
+    t = the_cast(CTable())
+    t(c.BeginStory(seat=EDITOR, editor=EDITOR))
+    t.given(e.SceneStarted(scene=1, tokens=()), e.SceneEnded(scene=1, hero_vp=0,
+                                                              opponent_vp=0))
+    import msgspec
+
+    players = list(t.state.players)
+    players[ZIPS - 1] = msgspec.structs.replace(players[ZIPS - 1], inspirations=(
+        Inspiration(id=1, name="Getaway", faction="hero", vp=6, bonus=3),))
+    t.state = msgspec.structs.replace(t.state, players=tuple(players), next_inspiration=2)
+    return t(c.StartScene(seat=EDITOR))
+
+
+def test_a_complication_made_from_an_inspiration_takes_a_new_name() -> None:
+    """C-INSP-3: given Zip's player holds the Getaway card, when he puts it back on the table
+    as "Getaway" (or "getaway"), then he is refused: the old name is crossed out and a new one
+    written in; as "Pursuit" it starts at 3 and 1."""
+    t = _card_holder()
+    for name in ("Getaway", "getaway"):
+        t.refused(c.UseInspiration(seat=ZIPS, inspiration=1, name=name), "C-INSP-3")
+    t(c.UseInspiration(seat=ZIPS, inspiration=1, name="Pursuit"))
+    x = t.state.complications[t.complication("Pursuit")]
+    assert [s.total for s in x.sides] == [3, 1]
+
+
+def test_an_inspiration_with_a_bonus_of_1_starts_at_1_and_1_and_of_2_at_2() -> None:
+    """C-INSP-3: a Bonus of 1 or less gives both sides 1; a Bonus of 2 gives the card's
+    faction 2 (an Opponent card: the Opponent side)."""
+    from domain.capees.setup import inspired_dice
+
+    assert inspired_dice(Inspiration(id=1, name="A", faction="hero", vp=1, bonus=1)) == (1, 1)
+    assert inspired_dice(Inspiration(id=1, name="A", faction="hero", vp=1, bonus=2)) == (2, 1)
+    assert inspired_dice(Inspiration(id=1, name="A", faction="opponent", vp=1,
+                                     bonus=2)) == (1, 2)
