@@ -412,6 +412,7 @@ def test_w7_the_second_turn_and_a_reaction_turned_back() -> None:
     assert "Team-builder" in t.state.characters[t["Captain Liberty"]].blocked
     scene = t.state.scene
     assert scene is not None and scene.step in ("resolution", "claims")  # no turn 3
+    assert not any(isinstance(x, e.TurnBegan) and x.turn == 3 for x in t.events)
 
 
 def test_the_editor_stakes_for_an_absent_opponent() -> None:
@@ -428,3 +429,155 @@ def test_the_editor_stakes_for_an_absent_opponent() -> None:
     sides = t.state.complications[hostages].sides
     assert sides[1].stakes[0].character == t["the arch-villain"]
     assert isinstance(t.events[-1], e.DebtStaked)
+
+
+def _next_page(t: CTable) -> None:
+    """The page ends and the next begins; every claim passed, to the action turns."""
+    scene = t.state.scene
+    assert scene is not None
+    t.given(e.PageEnded(page=scene.page), e.PageStarted(page=scene.page + 1, seat=EDITOR))
+    while t.state.scene is not None and t.state.scene.step == "claims":
+        t(c.PassClaim(seat=t.state.scene.cursor))
+
+
+def test_a_drive_at_its_strength_is_not_overdrawn() -> None:
+    """C-DEBT-1: given the driver's Need of strength 1 holds exactly 1 Debt, when the claims
+    are over, then nobody rolls and the action turns begin."""
+    t = first_scene()
+    earlier_debt(t, t["the driver"], "Need", 1)
+    _next_page(t)
+    scene = t.state.scene
+    assert scene is not None and scene.step == "actions" and scene.overdrawn == ()
+
+
+def test_an_overdrawn_roll_only_lowers_and_only_rolls_a_highest_die() -> None:
+    """C-DEBT-2: given the driver Overdrawn and the Opponent's dice a red 6 on Robbery and a
+    red 3 on Police, when Joe picks Police's 3, then he is refused; and given the red 6 down
+    to 3, when the driver rolls a 5, then the die stays at 3."""
+    t, robbery, police = _two_overdrawn_of_joes()
+    _overdrawn_step(t)
+    t.refused(c.RollOverdrawn(seat=JOE, character=t["the driver"], die=(police, 2)),
+              "C-DEBT-2")
+    t.roll(3, 5)(c.RollOverdrawn(seat=JOE, character=t["the driver"]),
+                 c.RollOverdrawn(seat=JOE, character=t["the robbers"], die=(robbery, 2)))
+    assert _dice(t, robbery) == [[4], [3]] and _dice(t, police) == [[2], [3]]
+
+
+def test_a_blocked_ability_stays_blocked_in_the_next_page() -> None:
+    """C-ABIL-3, C-ABIL-4: given Zip used his Attitude rated 4 (blocking) in page 1, when he
+    tries it again in page 2, then he is refused, while his Attitude rated 3, unused, rolls."""
+    t, getaway = _w5()
+    t.roll(3)(c.RollAbility(seat=ZIPS, ability="Zip attitude 4", complication=getaway, die=1),
+              c.KeepRoll(seat=ZIPS))
+    all_pass(t)
+    t(c.EndAction(seat=ZIPS))
+    _next_page(t)
+    act(t, "Zip")
+    t.refused(c.RollAbility(seat=ZIPS, ability="Zip attitude 4", complication=getaway, die=1),
+              "C-ABIL-4")
+    t.roll(1)(c.RollAbility(seat=ZIPS, ability="Zip attitude 3", complication=getaway, die=1))
+
+
+def test_reactions_go_round_and_a_reaction_turned_back_passes_the_chance_on() -> None:
+    """C-REACT-2: given Zip's kept roll of 1, when Alice reacts before Zip has had his chance,
+    then she is refused; when Zip reacts and turns his roll back, then the chance goes on to
+    Alice, not back to Zip."""
+    t, getaway = _w5()
+    t.roll(1)(c.RollAbility(seat=ZIPS, ability="Super-speed", complication=getaway, die=1,
+                            drive="Duty"), c.KeepRoll(seat=ZIPS))
+    t.refused(c.React(seat=ALICE, character=t["Night Maiden"], ability="Night Maiden trope 1"),
+              "C-REACT-2")
+    t.roll(3)(c.React(seat=ZIPS, character=t["Zip"], ability="Mundane Tasks done Super-fast",
+                      drive="Hope"), c.TurnBack(seat=ZIPS))
+    assert _dice(t, getaway) == [[1], [4]] and asked_seat(t) == ALICE
+
+
+def test_a_character_acts_once_a_turn() -> None:
+    """C-TURN-1: given Joe's robbers have had their action in turn 1, when Joe starts an action
+    for them again, then he is refused; the driver's is still his."""
+    t = first_scene()
+    act(t, "the robbers")
+    t(c.EndAction(seat=JOE))
+    t.refused(c.StartAction(seat=JOE, character=t["the robbers"]), "C-TURN-1")
+    t(c.StartAction(seat=JOE, character=t["the driver"]))
+
+
+def test_only_the_editor_in_an_opponents_action_stakes_for_an_absent_opponent() -> None:
+    """C-STAKE-5, C-X-STAKE-1: given the arch-villain absent with Debt, when Joe stakes it in
+    the robbers' action, or the Editor in the action of Black Jack whom he put on the Hero
+    side, then each is refused; and an absent hero (Silverstar) never stakes."""
+    t = first_scene()
+    hostages = set_dice(t, "Hostages", hero=4, opponent=2)
+    villain = t["the arch-villain"]
+    earlier_debt(t, villain, "Despair", 1)
+    earlier_debt(t, t["Silverstar"], "Truth", 1)
+    t.given(e.ProminenceBought(seat=EDITOR, character=t["Black Jack"], points=1,
+                               faction="hero", cost=0))
+    act(t, "Black Jack")
+    t.refused(c.Stake(seat=EDITOR, complication=hostages, character=villain, drive="Despair"),
+              "C-STAKE-5")
+    t(c.EndAction(seat=EDITOR))
+    act(t, "Chief Mannelli")
+    t.refused(c.Stake(seat=EDITOR, complication=hostages, character=t["Silverstar"],
+                      drive="Truth"), "C-STAKE-5")
+    t(c.EndAction(seat=EDITOR))
+    act(t, "the robbers")
+    t.refused(c.Stake(seat=JOE, complication=hostages, character=villain, drive="Despair"),
+              "C-STAKE-5")
+
+
+def test_stakes_on_a_complication_come_from_one_drive_even_below_its_strength() -> None:
+    """C-STAKE-2: given Zip staked 1 of his Hope (strength 2) on Getaway, when he stakes 1 Duty
+    there, then he is refused."""
+    t, getaway = _w5()
+    earlier_debt(t, t["Zip"], "Duty", 1)
+    t(c.Stake(seat=ZIPS, complication=getaway, drive="Hope"))
+    t.refused(c.Stake(seat=ZIPS, complication=getaway, drive="Duty"), "C-STAKE-2")
+
+
+def test_a_die_splits_into_two_up_to_its_value() -> None:
+    """C-SPLIT-1: given Night Maiden's blue 6 on Police, when she splits it into 1 or 7 dice,
+    then she is refused."""
+    t, police = _w6b()
+    for into in (1, 7):
+        t.refused(c.Split(seat=ALICE, complication=police, die=1, into=into, move=1, stake=2,
+                          drive="Duty"), "C-SPLIT-1")
+
+
+def test_new_stakes_where_the_side_controls_come_only_with_a_new_side() -> None:
+    """C-SPLIT-4, C-STAKE-3: given the Hero side Controls Police 6 to 5, when Night Maiden
+    splits with 2 new stakes but moves no die to a new side, then she is refused."""
+    t, police = _w6b()
+    t.refused(c.Split(seat=ALICE, complication=police, die=1, into=3, stake=2, drive="Duty"),
+              "C-STAKE-3")
+
+
+def test_a_character_opens_one_new_side_per_complication() -> None:
+    """C-SPLIT-3: given Night Maiden split off her own side on Police in page 1, when she splits
+    a die of it to open another in page 2, then she is refused (and splitting within it
+    still needs a stake for every die, C-SPLIT-2)."""
+    t, police = _w6b()
+    t(c.Split(seat=ALICE, complication=police, die=1, into=3, move=2, stake=2, drive="Duty"),
+      c.EndAction(seat=ALICE))
+    _next_page(t)
+    act(t, "Night Maiden")
+    t.refused(c.Split(seat=ALICE, complication=police, die=3, into=2, move=1), "C-SPLIT-3")
+    t.refused(c.Split(seat=ALICE, complication=police, die=3, into=2), "C-SPLIT-2")
+
+
+def test_claims_go_round_and_only_present_characters_claim() -> None:
+    """C-TABLE-2, C-PROM-4: given page 2's claims at the Editor's chance, when Joe claims, then
+    he is refused (not his chance); at his chance, a claim for the absent Silverstar is
+    refused."""
+    t = first_scene()
+    for x in list(t.state.complications):
+        t.given(e.ComplicationDiscarded(complication=x))
+    hostages = set_dice(t, "Hostages", hero=4, opponent=2)
+    robbery = set_dice(t, "Robbery", hero=4, opponent=6)
+    t.given(e.PageEnded(page=1), e.PageStarted(page=2, seat=EDITOR))
+    t.refused(c.Claim(seat=JOE, character=t["the robbers"], complication=robbery),
+              "C-TABLE-2")
+    t(c.PassClaim(seat=EDITOR), c.PassClaim(seat=ZIPS), c.PassClaim(seat=ALICE),
+      c.PassClaim(seat=CAPS))
+    t.refused(c.Claim(seat=JOE, character=t["Silverstar"], complication=hostages), "C-PROM-4")
+    t(c.Claim(seat=JOE, character=t["the robbers"], complication=robbery))

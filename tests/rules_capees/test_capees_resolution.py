@@ -114,6 +114,15 @@ def test_a_replacement_from_the_resolved_card_takes_a_new_name() -> None:
     assert [s.total for s in t.state.complications[t.complication("Hostages")].sides] == [1, 1]
 
 
+def test_a_claim_is_checked_by_its_claimers_player() -> None:
+    """C-RES-1, C-EDITOR-1: given Captain Liberty's claim on Hostages, when Joe checks it,
+    then he is refused."""
+    t, hostages, _ = _w8()
+    _to_resolution(t, (t["Captain Liberty"], hostages))
+    t.refused(c.CheckClaim(seat=JOE, complication=hostages, replacement="X"),
+              "checks this claim")
+
+
 def test_a_failed_claim_leaves_its_stakes() -> None:
     """C-STAKE-1: a failed claim leaves the stakes in place."""
     t = first_scene()
@@ -254,3 +263,16 @@ def first_scene_of(t: CTable) -> CTable:
       c.Balance(seat=EDITOR, character=t["the driver"], side="opponent", narrator=JOE),
       c.Balance(seat=EDITOR, character=t["Chief Mannelli"], points=2, side="opponent"))
     return t
+
+
+def test_a_story_total_equal_to_the_victory_total_ends_the_story() -> None:
+    """C-VP-5: given a story Victory Total of 9, when the scene of W-9 ends with the heroes on
+    9, then the story ends."""
+    t = the_story(victory_total=9)
+    t, getaway, police, opinion = _w9(t)
+    _to_resolution(t, (t["Zip"], getaway), (t["Night Maiden"], police))
+    t(c.CheckClaim(seat=ZIPS, complication=getaway, gifts={t["Zip"]: ALICE},
+                   replacement="Pursuit"),
+      c.PassClaim(seat=ZIPS), c.PassClaim(seat=ALICE),
+      c.Claim(seat=CAPS, character=t["Captain Liberty"], complication=opinion))
+    assert t.state.story is None and t.state.stories_played == 1

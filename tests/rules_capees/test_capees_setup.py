@@ -246,3 +246,23 @@ def test_an_inspiration_with_a_bonus_of_1_starts_at_1_and_1_and_of_2_at_2() -> N
     assert inspired_dice(Inspiration(id=1, name="A", faction="hero", vp=1, bonus=2)) == (2, 1)
     assert inspired_dice(Inspiration(id=1, name="A", faction="opponent", vp=1,
                                      bonus=2)) == (1, 2)
+
+
+def test_nobody_buys_prominence_for_another_players_hero_even_one_not_yet_present() -> None:
+    """C-PROM-3: given Silverstar not in the scene, when Alice spends a token on him, then she
+    is refused: a hero is narrated by its own player."""
+    t = _to_prominence(CTable())
+    t(c.PassSetup(seat=EDITOR), c.PassSetup(seat=ZIPS))
+    t.refused(c.BuyProminence(seat=ALICE, character=t["Silverstar"], side="hero"), "C-PROM-3")
+
+
+def test_a_later_scene_names_no_two_token_hero() -> None:
+    """C-PROM-2: given the story's first scene is over, when the Editor names a hero for the
+    second, then he is refused, and every player gets 1 token."""
+    t = the_cast(CTable())
+    t(c.BeginStory(seat=EDITOR, editor=EDITOR))
+    t.given(e.SceneStarted(scene=1, tokens=()), e.SceneEnded(scene=1, hero_vp=0,
+                                                              opponent_vp=0))
+    t.refused(c.StartScene(seat=EDITOR, featured=t["Zip"]), "C-PROM-2")
+    t(c.StartScene(seat=EDITOR))
+    assert [p.tokens for p in t.state.players] == [1, 1, 1, 1, 1]
