@@ -151,9 +151,9 @@ def _begun(state: CampaignState, character_id: int) -> bool:
 
 
 def overdrawn_choices(state: CampaignState) -> list[int]:
-    """C-DEBT-2, C-TABLE-2: the characters that may roll for an Overdrawn Drive now: those of
+    """C-DEBT-2, C-X-DEBT-1: the characters that may roll for an Overdrawn Drive now: those of
     the first seat in order still to roll, in the order its player chooses, each character's
-    Drives one after another."""
+    Drives one after another (C-TABLE-2)."""
     scene = state.scene
     assert scene is not None
     if not scene.overdrawn:
@@ -223,7 +223,7 @@ def _overdrawn_rolled(event: OverdrawnRolled, state: CampaignState) -> CampaignS
     assert scene is not None
     if event.kept:
         state = set_die(state, event.complication, event.die, event.rolled)
-    # C-TABLE-2: the character's other Overdrawn Drives, if any, are rolled for next.
+    # C-X-DEBT-1: the character's other Overdrawn Drives, if any, are rolled for next.
     rest = [x for x in scene.overdrawn if x != (event.character, event.drive)]
     rest.sort(key=lambda x: x[0] != event.character)
     return with_scene(state, overdrawn=tuple(rest), fresh=False)

@@ -58,11 +58,12 @@ def inspired_dice(card: Inspiration) -> tuple[int, int]:
 
 
 def renamed(card: Inspiration, name: str) -> str:
-    """C-INSP-3: a Complication made from ``card`` takes a new name, not the card's own (004:
-    "He crosses out the old name and writes in a new one")."""
+    """C-INSP-3, C-X-INSP-1: a Complication made from ``card`` takes a new name, any but the
+    card's own whatever its capitals (004: "He crosses out the old name and writes in a new
+    one")."""
     if name.strip().casefold() == card.name.strip().casefold():
         raise RuleViolation("C-INSP-3", f"a Complication made from the {card.name} card takes "
-                            "a new name")
+                            "a new name (C-X-INSP-1)")
     return name
 
 

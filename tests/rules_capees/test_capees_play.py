@@ -149,7 +149,7 @@ def _two_overdrawn_of_joes() -> tuple[CTable, int, int]:
 
 def test_a_player_with_several_overdrawn_characters_rolls_for_them_in_the_order_they_choose(
 ) -> None:
-    """C-DEBT-2, C-TABLE-2: given Joe's robbers and driver both Overdrawn, when Joe rolls for
+    """C-DEBT-2, C-X-DEBT-1: given Joe's robbers and driver both Overdrawn, when Joe rolls for
     the driver first, then the roll is his to make: the driver takes the red 6 down to 2, and
     the robbers then roll the highest die left, Police's red 3."""
     t, robbery, police = _two_overdrawn_of_joes()
@@ -163,8 +163,9 @@ def test_a_player_with_several_overdrawn_characters_rolls_for_them_in_the_order_
 
 
 def test_a_characters_overdrawn_rolls_come_one_after_another() -> None:
-    """C-TABLE-2: given the robbers Overdrawn in Need and Greed and the driver in Need, when
-    Joe has rolled the robbers' Greed, then the driver must wait for the robbers' Need."""
+    """C-X-DEBT-1, C-TABLE-2: given the robbers Overdrawn in Need and Greed and the driver in
+    Need, when Joe has rolled the robbers' Greed, then the driver must wait for the robbers'
+    Need."""
     t, robbery, _ = _two_overdrawn_of_joes()
     earlier_debt(t, t["the robbers"], "Greed", 3)
     _overdrawn_step(t)

@@ -100,9 +100,9 @@ def test_w8_resolving_hostages() -> None:
 
 
 def test_a_replacement_from_the_resolved_card_takes_a_new_name() -> None:
-    """C-INSP-3, C-RES-4: given Captain Liberty's Hostages resolving, when his player puts the
-    new Hostages card back as "Hostages", then he is refused; a plain new card may be called
-    anything, "Hostages" too."""
+    """C-INSP-3, C-X-INSP-1, C-RES-4: given Captain Liberty's Hostages resolving, when his
+    player puts the new Hostages card back as "Hostages", then he is refused; a plain new card
+    may be called anything, "Hostages" too."""
     t, hostages, robbery = _w8()
     cap = t["Captain Liberty"]
     _to_resolution(t, (t["the robbers"], robbery), (cap, hostages))

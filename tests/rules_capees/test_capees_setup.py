@@ -226,9 +226,9 @@ def _card_holder() -> CTable:
 
 
 def test_a_complication_made_from_an_inspiration_takes_a_new_name() -> None:
-    """C-INSP-3: given Zip's player holds the Getaway card, when he puts it back on the table
-    as "Getaway" (or "getaway"), then he is refused: the old name is crossed out and a new one
-    written in; as "Pursuit" it starts at 3 and 1."""
+    """C-INSP-3, C-X-INSP-1: given Zip's player holds the Getaway card, when he puts it back on
+    the table as "Getaway" (or "getaway"), then he is refused: the old name is crossed out and
+    a new one written in; as "Pursuit" it starts at 3 and 1."""
     t = _card_holder()
     for name in ("Getaway", "getaway"):
         t.refused(c.UseInspiration(seat=ZIPS, inspiration=1, name=name), "C-INSP-3")
