@@ -42,6 +42,13 @@ def resolve(state: CampaignState, seat: int, character_id: int, c: Complication,
     returned = [DebtBack(character=s.character, drive=s.drive, amount=losing_return(s.amount))
                 for i, side in enumerate(c.sides) if i != winner for s in side.stakes]
     spent = c.sides[winner].stakes
+    strangers = sorted(set(gifts) - {s.character for s in spent})
+    if strangers:
+        # C-SRV-2: a recipient for anyone else is a mistake, said, not silently dropped.
+        names = ", ".join(state.characters[x].name if x in state.characters else str(x)
+                          for x in strangers)
+        raise RuleViolation("C-RES-3", f"only a staker on the Controlling side gives Story "
+                            f"Tokens; {names} has none staked there")
     given = []
     for s in spent:
         giver = player_of(state, s.character)

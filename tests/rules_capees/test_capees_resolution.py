@@ -123,6 +123,18 @@ def test_a_claim_is_checked_by_its_claimers_player() -> None:
               "checks this claim")
 
 
+def test_only_a_winning_staker_gives_story_tokens() -> None:
+    """C-RES-3, C-SRV-2: given Hostages resolving for the heroes, when the resolution names a
+    recipient for the arch-villain's losing stake too, then it is refused and nothing
+    changes."""
+    t, hostages, robbery = _w8()
+    cap, villain = t["Captain Liberty"], t["the arch-villain"]
+    _to_resolution(t, (t["the robbers"], robbery), (cap, hostages))
+    error = t.refused(c.CheckClaim(seat=CAPS, complication=hostages,
+                                   gifts={cap: JOE, villain: JOE}, replacement="X"), "C-RES-3")
+    assert "the arch-villain" in error.reason
+
+
 def test_a_failed_claim_leaves_its_stakes() -> None:
     """C-STAKE-1: a failed claim leaves the stakes in place."""
     t = first_scene()
