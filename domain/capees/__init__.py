@@ -33,7 +33,7 @@ from .events import (
 )
 from .model import CampaignState
 
-RULES_VERSION = "capees-1.0"
+RULES_VERSION = "capees-1.1"
 
 #: The edition as the application runs it (domain.edition.Edition).
 EDITION: RulesEdition[CampaignState, Command, Event] = RulesEdition(
