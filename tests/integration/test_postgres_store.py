@@ -13,11 +13,13 @@ import pytest
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from psycopg.conninfo import make_conninfo
 from stores import MakeApp, conninfo
+from tcp_proxy import TcpProxy
 
 from application.campaigns import Campaigns
 from application.postgres_store import CHANNEL_LENGTH, CampaignsPostgresRecorder, channel_of
 from application.store_watch import StoreWatch, payload
 from domain.capes.commands import CreateCampaign, SeatPlayer
+from domain.capes.events import PlayerSeated
 
 pytestmark = pytest.mark.postgres
 
@@ -200,6 +202,28 @@ def test_a_commit_that_takes_a_stored_version_stores_nothing_and_notifies_nothin
     assert recorder.select_events(fresh) == []
     assert [e.topic for e in recorder.select_events(taken)] == ["first"]
     assert recorder.max_notification_id() == start
+
+
+def test_a_command_whose_commit_was_stored_but_whose_answer_was_lost_is_stored_once(
+    make_app: MakeApp, postgres_env: dict[str, str]
+) -> None:
+    """The connection drops after PostgreSQL stored a commit, before its answer arrives: the
+    insert tried again finds its versions taken by its own events, and answers with them. It
+    used to take that for another writer's commit and decide the command again: one command,
+    stored twice (seen with PostgreSQL unreachable for a moment under load)."""
+    with TcpProxy(postgres_env["POSTGRES_HOST"], int(postgres_env["POSTGRES_PORT"])) as proxy:
+        app = make_app({**postgres_env, "POSTGRES_HOST": "127.0.0.1",
+                        "POSTGRES_PORT": str(proxy.port)})
+        campaign = app.create(CreateCampaign(name="The lost answer")).campaign_id
+        app.execute(campaign, SeatPlayer(name="Ana"))
+        proxy.lose_next_answer(b"INSERT 0 ")
+
+        outcome = app.execute(campaign, SeatPlayer(name="Ben"))
+
+        assert proxy.lost.is_set()
+    stored = make_app(postgres_env).history(campaign)
+    assert [r.event.name for r in stored if isinstance(r.event, PlayerSeated)] == ["Ana", "Ben"]
+    assert outcome.version == stored[-1].originator_version
 
 
 def test_a_commit_under_an_operators_lock_timeout_stores_its_events_as_well(
