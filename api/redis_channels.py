@@ -14,6 +14,12 @@ sends each message as a Lua script of its own and waits for its answer before th
 round trip per command, measured at about 0.1 ms of the worker's CPU per request of the game
 mix with two workers (issue 15). Here the messages that queue up while one batch is on its
 way go together, as plain ``PUBLISH`` commands in one pipeline, in the order they came.
+
+Redis may go away for a while (restarted, the network): the library's subscriber ended with
+its ``ConnectionError``, silently, and the server heard no other server's commands through
+Redis again until it was restarted. Here it tries again every second, taking its
+subscriptions again, and the log says once that Redis is away and once that it is back (it
+said so with a traceback for every batch published meanwhile).
 """
 
 from __future__ import annotations
@@ -21,12 +27,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterable
+from collections.abc import AsyncGenerator, Iterable
 from typing import Any
 
 from litestar.channels.backends.redis import RedisChannelsPubSubBackend
+from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
+
+#: Seconds between tries to reach Redis again once it went away.
+RECONNECT = 1.0
 
 
 class SerialRedisPubSubBackend(RedisChannelsPubSubBackend):
@@ -38,6 +48,33 @@ class SerialRedisPubSubBackend(RedisChannelsPubSubBackend):
         self._subscribing = asyncio.Lock()
         self._outbox: list[tuple[bytes, list[str]]] = []
         self._sending: asyncio.Task[None] | None = None
+        #: Redis was found unreachable and has not been heard from since (said once).
+        self.away = False
+
+    def _lost(self, error: Exception) -> None:
+        if not self.away:
+            self.away = True
+            log.warning("Redis is unreachable (%s: %s): live events of the commands other "
+                        "servers run reach this server's streams late meanwhile (each reads the "
+                        "log within 15 s), and nothing is lost; trying again every %.0f s",
+                        type(error).__name__, error, RECONNECT)
+
+    def _back(self) -> None:
+        if self.away:
+            self.away = False
+            log.warning("Redis is reachable again: live events cross the servers again")
+
+    async def stream_events(self) -> AsyncGenerator[tuple[str, Any], None]:
+        """The library's, going on once Redis is back: its subscriptions are taken again
+        when the next read connects (redis-py's ``PubSub.on_connect``)."""
+        while True:
+            try:
+                async for message in super().stream_events():
+                    self._back()
+                    yield message
+            except (RedisError, OSError) as error:
+                self._lost(error)
+                await asyncio.sleep(RECONNECT)
 
     async def subscribe(self, channels: Iterable[str]) -> None:
         async with self._subscribing:
@@ -63,8 +100,13 @@ class SerialRedisPubSubBackend(RedisChannelsPubSubBackend):
                         for name in channels:
                             pipe.publish(name, data)
                     await pipe.execute()
-            except Exception:  # Redis away: these messages are lost to live streams, which
-                # read the log once the next message shows them a gap (nothing is lost).
+                self._back()
+            except (RedisError, OSError) as error:  # Redis away: these messages are lost to
+                # live streams, which read the log once the next message shows them a gap,
+                # or within 15 s (nothing is lost).
+                self._lost(error)
+                log.debug("could not publish %d live messages to Redis", len(batch))
+            except Exception:
                 log.exception("could not publish %d live messages to Redis", len(batch))
 
     async def on_shutdown(self) -> None:
