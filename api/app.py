@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
 
+from eventsourcing.persistence import InterfaceError, OperationalError
 from litestar import Litestar, Router
 from litestar._openapi.schema_generation import SchemaCreator
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
@@ -67,7 +68,12 @@ from api.writer import RemoteWriter
 from application.campaigns import Campaigns, open_campaigns
 from application.collector import Collector
 from application.committer import Committer
-from application.config import streams_per_token, who_opens_campaigns, writer_mode
+from application.config import (
+    describe_persistence,
+    streams_per_token,
+    who_opens_campaigns,
+    writer_mode,
+)
 from application.credentials import Keyring
 from application.integrity import Integrity
 from application.sqlite_store import LastVersions
@@ -304,6 +310,10 @@ def create_app(
             RateLimitConfig(rate_limit=("second", rate_limit), exclude=["/schema"]).middleware
         )
     openapi, assets = _docs()
+    # A store that cannot be reached, in any request (its tokens, a read, a write): a 503
+    # naming it, not a 500.
+    unreachable = dict.fromkeys((OperationalError, InterfaceError),
+                                problems.store_unreachable(describe_persistence(campaigns.env)))
     handlers: list[Any] = [h for module in ROUTE_MODULES for h in module.HANDLERS]
     handlers.append(assets)
     return Litestar(
@@ -315,7 +325,7 @@ def create_app(
             "actor": Provide(provide_actor),
         },
         plugins=[plugin, ClosedStructsPlugin()],
-        exception_handlers=problems.HANDLERS,
+        exception_handlers={**problems.HANDLERS, **unreachable},
         middleware=middleware,
         openapi_config=openapi,
         request_max_body_size=MAX_BODY,

@@ -13,6 +13,7 @@ from http import HTTPStatus
 from typing import Any
 
 import msgspec
+from eventsourcing.persistence import PersistenceError
 from litestar import Request, Response
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
@@ -51,8 +52,9 @@ MEANINGS = {
     "(and see the RateLimit-* headers)",
     501: "This server was installed without the optional part this needs (the detail names "
     "the extra to install)",
-    503: "A read model has not caught up with the asked ``position`` within ``timeout``: retry "
-    "after the Retry-After header's seconds",
+    503: "A read model has not caught up with the asked ``position`` within ``timeout``, or "
+    "the store cannot be reached (the detail names it): retry after the Retry-After header's "
+    "seconds",
 }
 
 
@@ -153,6 +155,26 @@ def http_error(request: Request[Any, Any, Any], error: HTTPException) -> Respons
 def missing_extra(_: Request[Any, Any, Any], error: MissingExtra) -> Response[dict[str, Any]]:
     """A feature this installation left out (Parquet, charts): 501, naming the extra."""
     return problem(501, str(error), "Not installed")
+
+
+def store_unreachable(store: str) -> Any:
+    """The handler of a store that cannot be reached (a connection refused or lost, none to
+    be had within ``POSTGRES_CONNECT_TIMEOUT``): 503 naming ``store``, with Retry-After. A
+    write may have been stored before its connection was lost, so its detail says to read the
+    log before sending it again. It was a 500 ("the server failed"), with a traceback."""
+
+    def handle(request: Request[Any, Any, Any], error: PersistenceError) -> Response[Any]:
+        reason = " ".join(str(error).split()) or type(error).__name__
+        log.warning("%s cannot be reached: %s", store, reason)
+        detail = f"{store} cannot be reached ({reason}): try again in a moment"
+        if request.method not in ("GET", "HEAD"):
+            detail += ("; this request's write may or may not have been stored: read the "
+                       "campaign's log before sending it again")
+        response = problem(503, detail, "Store unreachable")
+        response.headers["Retry-After"] = "1"
+        return response
+
+    return handle
 
 
 def internal_error(_: Request[Any, Any, Any], error: Exception) -> Response[dict[str, Any]]:

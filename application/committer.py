@@ -33,6 +33,8 @@ from queue import Empty, SimpleQueue
 from typing import Any, TypeVar
 from uuid import UUID
 
+from eventsourcing.persistence import PersistenceError
+
 from .aggregate import Campaign
 from .campaigns import Campaigns, Outcome, Staged
 from .errors import CampaignConflict
@@ -359,7 +361,13 @@ class Committer:
         group: list[Job] = []
         reads: list[Job] = []
         if time.monotonic() - self._synced_at > SYNC_AFTER and not self._watching():
-            self._sync()
+            try:
+                self._sync()
+            except PersistenceError as e:
+                # The store cannot be reached: nothing of these is decided, each gets the
+                # error (a 503 naming the store), and the next jobs look again. Raised, it
+                # ended the writer process, failing every request waiting on it.
+                return [(job, None, e) for job in jobs]
         for job in jobs:
             if job.read:
                 reads.append(job)  # answered after the writes of the group (see _reads)
@@ -387,7 +395,10 @@ class Committer:
         watching = self._watching()
         if any((job.position is None and self._synced_at < job.since and not watching)
                or (job.position is not None and job.position > self._seen) for job in jobs):
-            self._sync()
+            try:
+                self._sync()
+            except PersistenceError as e:
+                return [(job, None, e) for job in jobs]  # the store cannot be reached
         results: list[Result] = []
         for job in jobs:
             assert job.campaign_id is not None
@@ -438,7 +449,10 @@ class Committer:
             log.info("a group of %d commands was not stored (%s): running it again",
                      len(jobs), e)
             if again:
-                self._sync()
+                try:
+                    self._sync()
+                except PersistenceError as lost:
+                    return results + [(job, None, lost) for job, _ in staged]
                 return self._commit(jobs, again=False)
             return self._one_by_one(jobs)
         except Exception as e:

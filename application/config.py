@@ -249,6 +249,19 @@ def describe_store(environ: Mapping[str, str] | None = None) -> str:
     return "the in-memory store" if db == MEMORY else f"the SQLite file {db}"
 
 
+def describe_persistence(env: Mapping[str, str]) -> str:
+    """Which store eventsourcing's settings ``env`` (:func:`persistence_env`) name, for
+    people: where it is, never a password."""
+    module = env.get("PERSISTENCE_MODULE", "")
+    if module.endswith("postgres"):
+        return (f"the store (PostgreSQL at {env.get('POSTGRES_HOST')}:"
+                f"{env.get('POSTGRES_PORT')}, database {env.get('POSTGRES_DBNAME')}, "
+                f"schema {env.get('POSTGRES_SCHEMA') or 'public'})")
+    if module.endswith("sqlite"):
+        return f"the store (the SQLite file {env.get('SQLITE_DBNAME')})"
+    return "the in-memory store"
+
+
 # -- CAPES_WRITER ------------------------------------------------------------------------------
 
 #: ``CAPES_WRITER``: where a server process's writes run (see api/writer.py).
