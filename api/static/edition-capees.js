@@ -67,6 +67,8 @@ Capes.editions.capees = (T) => {
     "capees.check_claim": ["Resolve a claim", [["complication", "claimed", "Complication"],
       ["replacement", "text", "Its replacement (a new Complication; optional)"],
       ["inspiration", "my-inspiration", "Made from my Inspiration"]]],
+    "capees.give_tokens": ["Give Story Tokens", [["complication", "giving", "Complication"],
+      ["character", "giver", "Whose stake"], ["to", "recipient", "Given to"]]],
   };
 
   function options(kind, form) {
@@ -92,6 +94,14 @@ Capes.editions.capees = (T) => {
       case "claimable":
         return legal("capees.claim").filter((o) => who && o.character === who.id)
           .map((o) => [o.complication, `#${o.complication} ${(complication(o.complication) || {}).name}`]);
+      case "giving":
+        // C-RES-3: the resolution waiting for my stakes' Story Tokens.
+        return [...new Set(legal("capees.give_tokens").map((o) => o.complication))]
+          .map((id) => [id, `#${id} ${(complication(id) || {}).name || ""}`]);
+      case "giver":
+        return characters(legal("capees.give_tokens").filter((o) => !c || o.complication === c.id));
+      case "recipient":
+        return [["", "(ask me)"], ...b.players.map((name, i) => [i + 1, name]).filter(([seat]) => seat !== S.me.seat)];
       case "buyable":
         return characters(legal("capees.buy_prominence"));
       case "balanceable":
@@ -134,7 +144,7 @@ Capes.editions.capees = (T) => {
     if (field === "side") return SIDE[choice];
     if (field === "character" || field === "featured") return charName(choice);
     if (field === "die") return `die ${choice[1]} on #${choice[0]} ${(complication(choice[0]) || {}).name || ""}`;
-    if (field.startsWith("gifts.")) return player(Number(choice));
+    if (field.startsWith("gifts.") || field === "to") return player(Number(choice));
     return undefined;
   }
 

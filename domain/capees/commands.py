@@ -233,12 +233,23 @@ class CheckClaim(SeatCommand, frozen=True, kw_only=True):
     """Resolve a claim whose side still Controls (C-RES-1..4)."""
 
     complication: Id
-    #: staking character -> the player given its Story Tokens (C-RES-3).
+    #: staking character -> the player given its Story Tokens (C-RES-3): only for the
+    #: characters the claimer's player stakes for; other players give with GiveTokens.
     gifts: dict[Id, Seat] = {}
     #: The replacement: a new Complication of this name...
     replacement: Name | None = None
     #: ...made from this Inspiration of yours (C-INSP-3), else at 1 and 1.
     inspiration: Id | None = None
+
+
+class GiveTokens(SeatCommand, frozen=True, kw_only=True):
+    """Choose who gets the Story Tokens of your character's winning stake on a Complication
+    whose resolution waits for it (C-RES-3)."""
+
+    complication: Id
+    character: Id
+    #: The player given the tokens; asked for when left out.
+    to: Seat | None = None
 
 
 COMMAND_TYPES: tuple[type[Command], ...] = tuple(

@@ -296,6 +296,31 @@ class ComplicationResolved(Event, frozen=True):
     gifts: tuple[Gift, ...] = ()
 
 
+class ClaimChecked(Event, frozen=True):
+    """A claim's side still Controls, but other players choose who gets the Story Tokens of
+    their winning stakes (C-RES-3): the resolution waits for them."""
+
+    complication: int
+    character: int
+    seat: int
+    replacement: str
+    inspiration: int | None = None
+    #: (staking character, recipient) named with the check or filled in by the server.
+    gifts: tuple[tuple[int, int], ...] = ()
+    #: (staking character, the seat whose player chooses its recipient).
+    givers: tuple[tuple[int, int], ...] = ()
+
+
+class StoryTokensGiven(Event, frozen=True):
+    """A staker's player chose who gets its Story Tokens (C-RES-3); they move when the
+    resolution completes."""
+
+    complication: int
+    character: int
+    seat: int
+    to: int
+
+
 class ComplicationDiscarded(Event, frozen=True):
     complication: int
     #: Stakes back, not doubled (C-SCENE-3).

@@ -179,6 +179,22 @@ class Action(Frozen, frozen=True):
     reactions: ReactionRound | None = None
 
 
+class Resolving(Frozen, frozen=True):
+    """A checked claim whose resolution waits for other players to give the Story Tokens of
+    their winning stakes (C-RES-3): the claimer's player named the rest with the check."""
+
+    complication: int
+    character: int
+    seat: int
+    #: The replacement the claimer's player named, and the Inspiration it is made from (C-RES-4).
+    replacement: str
+    inspiration: int | None = None
+    #: staking character -> the seat its Story Tokens go to, known so far.
+    gifts: dict[int, int] = {}
+    #: staking character -> the seat whose player still chooses its recipient.
+    givers: dict[int, int] = {}
+
+
 class Scene(Frozen, frozen=True):
     number: int
     step: Step
@@ -207,6 +223,8 @@ class Scene(Frozen, frozen=True):
     action: Action | None = None
     #: Whether anything has been done in this page yet (C-SCENE-2).
     fresh: bool = True
+    #: The resolution waiting for Story Tokens to be given (C-RES-3), if any.
+    resolving: Resolving | None = None
 
     def present(self) -> tuple[int, ...]:
         """C-PROM-4: the characters with Prominence at least 1, by id."""

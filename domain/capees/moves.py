@@ -109,6 +109,11 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
             add(action.seat, *_offered(state, action.seat, c.Stake, c.Split, c.RollAbility),
                 "end_action")
     elif step == "resolution":
+        if scene.resolving is not None:
+            # C-RES-3: the resolution waits for each staker's player to give its tokens.
+            for seat in sorted(set(scene.resolving.givers.values())):
+                add(seat, "give_tokens")
+            return _tags(moves)
         waiting = pending_claims(state)
         if waiting:
             add(waiting[0][0], "check_claim")
@@ -185,7 +190,12 @@ def _candidates(state: CampaignState) -> Iterator[c.Command]:
         yield from _action_candidates(state, asked(state), acting_seat(state), actors(state))
     if step in ("claims", "overdrawn", "actions") and scene.fresh and scene.page >= 2:
         yield c.EndScene(seat=editor)
-    if step == "resolution":
+    if step == "resolution" and scene.resolving is not None:
+        # The recipient is asked for (ChoiceRequired), so one candidate per stake.
+        for staker, seat in scene.resolving.givers.items():
+            yield c.GiveTokens(seat=seat, complication=scene.resolving.complication,
+                               character=staker)
+    elif step == "resolution":
         for seat, cid in pending_claims(state)[:1]:
             yield c.CheckClaim(seat=seat, complication=cid, replacement=f"Aftermath {cid}")
             for card in state.player(seat).inspirations[-1:]:

@@ -89,8 +89,9 @@ def _claim(command: Claim, state: CampaignState) -> Iterable[Event]:
     events: list[Event] = [ClaimMade(seat=command.seat, character=who.id, complication=c.id,
                                      displaced=holder.character if holder else None)]
     if scene.step == "final_claims":
-        # C-SCENE-4: an end-of-scene claim resolves at once, with no replacement.
-        events.extend(resolve(state, command.seat, who.id, c, {}))
+        # C-SCENE-4: an end-of-scene claim resolves at once, with no replacement (and no
+        # stakes: C-SCENE-3 discarded every staked Complication first).
+        events.append(resolve(state, command.seat, who.id, c, {}))
     return events
 
 

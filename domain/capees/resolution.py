@@ -7,10 +7,11 @@ from collections.abc import Iterable
 
 import msgspec
 
-from ..errors import InvalidReference, NotPermitted, RuleViolation
-from .commands import CheckClaim
+from ..errors import ChoiceRequired, InvalidReference, NotPermitted, RuleViolation
+from .commands import CheckClaim, GiveTokens
 from .decider import after, apply, handle, progression
 from .events import (
+    ClaimChecked,
     ClaimFailed,
     ComplicationCreated,
     ComplicationDiscarded,
@@ -22,13 +23,15 @@ from .events import (
     SceneEnding,
     SetupStepBegan,
     StoryEnded,
+    StoryTokensGiven,
 )
-from .model import CampaignState, Inspiration
+from .model import CampaignState, Inspiration, Resolving
 from .pages import can_claim
 from .setup import inspired_dice, renamed
 from .table import (
     add_debt,
     add_tokens,
+    character,
     complication,
     control,
     rank,
@@ -38,7 +41,7 @@ from .table import (
     with_player,
     with_scene,
 )
-from .victory import resolve
+from .victory import others_than, recipients, resolve
 
 replace = msgspec.structs.replace
 
@@ -55,6 +58,11 @@ def pending_claims(state: CampaignState) -> list[tuple[int, int]]:
 def _check(command: CheckClaim, state: CampaignState) -> Iterable[Event]:
     require_seat(state, command)
     scene = require_scene(state, "resolution")
+    waiting = scene.resolving
+    if waiting is not None:
+        # C-RES-3: a resolution under way completes before the next claim is checked.
+        raise RuleViolation("C-RES-3", f"Complication {waiting.complication} waits for "
+                            f"{_seats(waiting.givers.values())} to give Story Tokens")
     claim = scene.claim_on(command.complication)
     if claim is None:
         raise InvalidReference(f"no claim on Complication {command.complication}")
@@ -65,22 +73,94 @@ def _check(command: CheckClaim, state: CampaignState) -> Iterable[Event]:
     if first != seat:
         raise RuleViolation("C-RES-1", f"claims are checked in seat order: seat {first} first")
     c = complication(state, command.complication)
-    events = resolve(state, seat, claim.character, c, command.gifts)
+    gifts, givers = recipients(state, seat, c, command.gifts)
     # C-RES-4: the claimer's player must replace the Complication.
     if command.replacement is None:
         raise RuleViolation("C-RES-4", "name the Complication that replaces it")
+    pending = Resolving(complication=c.id, character=claim.character, seat=seat,
+                        replacement=command.replacement, inspiration=command.inspiration,
+                        gifts=gifts, givers=givers)
+    # The replacement is judged now, even when the resolution waits (C-SRV-2).
+    events = completion(state, pending)
+    if not givers:
+        return events
+    return (ClaimChecked(complication=c.id, character=claim.character, seat=seat,
+                         replacement=command.replacement, inspiration=command.inspiration,
+                         gifts=tuple(gifts.items()), givers=tuple(givers.items())),)
+
+
+def completion(state: CampaignState, pending: Resolving) -> list[Event]:
+    """The events of a claim resolving as ``pending`` says: the Complication resolved
+    (C-RES-2, C-RES-3, C-INSP-1, C-VP-2) and its replacement (C-RES-4, C-INSP-3)."""
+    seat = pending.seat
+    events: list[Event] = [resolve(state, seat, pending.character,
+                                   complication(state, pending.complication), pending.gifts)]
     later = after(state, events)
     hero, opponent = 1, 1
-    if command.inspiration is not None:
-        card = later.player(seat).inspiration(command.inspiration)
+    if pending.inspiration is not None:
+        card = later.player(seat).inspiration(pending.inspiration)
         if card is None:
-            raise InvalidReference(f"seat {seat} holds no Inspiration {command.inspiration}")
+            raise InvalidReference(f"seat {seat} holds no Inspiration {pending.inspiration}")
         hero, opponent = inspired_dice(card)  # C-INSP-3
-        renamed(card, command.replacement)
+        renamed(card, pending.replacement)
     events.append(ComplicationCreated(
-        complication=state.next_complication, name=command.replacement, seat=seat,
-        hero_die=hero, opponent_die=opponent, inspiration=command.inspiration))
+        complication=state.next_complication, name=pending.replacement, seat=seat,
+        hero_die=hero, opponent_die=opponent, inspiration=pending.inspiration))
     return events
+
+
+def _seats(seats: Iterable[int]) -> str:
+    return " and ".join(f"seat {s}" for s in sorted(set(seats)))
+
+
+@handle.register
+def _give(command: GiveTokens, state: CampaignState) -> Iterable[Event]:
+    require_seat(state, command)
+    scene = require_scene(state, "resolution")
+    pending = scene.resolving
+    if pending is None or pending.complication != command.complication:
+        raise RuleViolation("C-RES-3", f"no resolution of Complication {command.complication} "
+                            f"waits for Story Tokens")
+    who = character(state, command.character)
+    giver = pending.givers.get(who.id)
+    if giver is None:
+        raise RuleViolation("C-RES-3", f"no Story Tokens of {who.name}'s stake wait to be "
+                            f"given")
+    if giver != command.seat:
+        raise RuleViolation("C-RES-3", f"seat {giver}'s player chooses who gets the Story "
+                            f"Tokens of {who.name}'s stake")
+    others = others_than(state, giver)
+    if command.to is None:
+        raise ChoiceRequired("C-RES-3", f"who gets the Story Tokens of {who.name}'s stake?",
+                             others, "to")
+    if command.to not in others:
+        raise RuleViolation("C-RES-3", "the tokens go to one other player, never oneself")
+    events: list[Event] = [StoryTokensGiven(complication=pending.complication,
+                                            character=who.id, seat=giver, to=command.to)]
+    later = after(state, events)
+    assert later.scene is not None and later.scene.resolving is not None
+    if not later.scene.resolving.givers:
+        # The last gift: the resolution completes as if the check had named them all.
+        events.extend(completion(later, later.scene.resolving))
+    return events
+
+
+@apply.register
+def _checked(event: ClaimChecked, state: CampaignState) -> CampaignState:
+    return with_scene(state, resolving=Resolving(
+        complication=event.complication, character=event.character, seat=event.seat,
+        replacement=event.replacement, inspiration=event.inspiration,
+        gifts=dict(event.gifts), givers=dict(event.givers)))
+
+
+@apply.register
+def _given(event: StoryTokensGiven, state: CampaignState) -> CampaignState:
+    scene = state.scene
+    assert scene is not None and scene.resolving is not None
+    pending = scene.resolving
+    return with_scene(state, resolving=replace(
+        pending, gifts={**pending.gifts, event.character: event.to},
+        givers={k: v for k, v in pending.givers.items() if k != event.character}))
 
 
 @apply.register
@@ -100,7 +180,7 @@ def _resolved(event: ComplicationResolved, state: CampaignState) -> CampaignStat
     assert scene is not None
     vp = {"hero_vp": scene.hero_vp + event.vp} if event.faction == "hero" \
         else {"opponent_vp": scene.opponent_vp + event.vp}
-    return with_scene(state, **vp,
+    return with_scene(state, **vp, resolving=None,
                       claims=tuple(x for x in scene.claims if x.complication != c.id))
 
 

@@ -70,8 +70,8 @@ class ActionView(View, frozen=True, kw_only=True):
 
 
 class OptionView(View, frozen=True, kw_only=True):
-    """One choice a move's form may list: the character it names, and for a claim or an
-    absent opponent's stake, the Complication."""
+    """One choice a move's form may list: the character it names, and for a claim, an
+    absent opponent's stake or a gift of Story Tokens, the Complication."""
 
     character: int
     complication: int | None
@@ -79,8 +79,9 @@ class OptionView(View, frozen=True, kw_only=True):
 
 #: The moves whose forms name a character (and a Complication): the board lists each seat's
 #: legal choices for them, so a page offers what the server accepts and copies no rule
-#: (C-PROM-3, C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5).
-LISTED: tuple[type[c.Command], ...] = (c.BuyProminence, c.Balance, c.Claim, c.Stake)
+#: (C-PROM-3, C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5, C-RES-3).
+LISTED: tuple[type[c.Command], ...] = (c.BuyProminence, c.Balance, c.Claim, c.Stake,
+                                       c.GiveTokens)
 
 
 class Board(View, frozen=True, kw_only=True):
@@ -113,7 +114,8 @@ class Board(View, frozen=True, kw_only=True):
     scenes_played: int
     closed: bool
     #: seat -> a move of ``waiting_for`` among :data:`LISTED` -> the characters (with the
-    #: Complication, for a claim) it may name now; for ``capees.stake``, the absent opponents
+    #: Complication, for a claim or ``capees.give_tokens``: the stakes whose tokens the seat
+    #: gives) it may name now; for ``capees.stake``, the absent opponents
     #: the Editor may stake for, the acting character aside. It defaults to none, so boards
     #: stored before it existed still decode.
     options: dict[int, dict[str, tuple[OptionView, ...]]] = {}
@@ -243,7 +245,7 @@ def options(state: CampaignState, waiting: dict[int, tuple[str, ...]]
 def _option(command: c.Command) -> OptionView | None:
     """The choice a legal command of :data:`LISTED` makes; None for a stake of the acting
     character's own Debt, which names nobody (the form's default)."""
-    if isinstance(command, c.Claim | c.Stake):
+    if isinstance(command, c.Claim | c.Stake | c.GiveTokens):
         if command.character is None:
             return None
         return OptionView(character=command.character, complication=command.complication)

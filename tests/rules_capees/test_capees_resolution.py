@@ -288,3 +288,139 @@ def test_a_story_total_equal_to_the_victory_total_ends_the_story() -> None:
       c.PassClaim(seat=ZIPS), c.PassClaim(seat=ALICE),
       c.Claim(seat=CAPS, character=t["Captain Liberty"], complication=opinion))
     assert t.state.story is None and t.state.stories_played == 1
+
+
+# -- C-RES-3: each winning staker's player gives its Story Tokens ----------------------------
+
+
+def _hostages_with_allies(*allies: str) -> tuple[CTable, int]:
+    """W-8, with ``allies`` (heroes of other players) staking 1 Debt of Hope beside Captain
+    Liberty on Hostages, and his claim on it about to be checked."""
+    t, hostages, _ = _w8()
+    for name in allies:
+        _stake(t, hostages, 0, t[name], "Hope", 1)
+    _to_resolution(t, (t["Captain Liberty"], hostages))
+    return t, hostages
+
+
+def _tokens(t: CTable) -> list[int]:
+    return [p.tokens for p in t.state.players]
+
+
+def test_another_players_staker_chooses_who_gets_its_tokens() -> None:
+    """C-RES-3: given Night Maiden staked beside Captain Liberty on Hostages, when his player
+    resolves the claim naming Joe for his own stake, then the resolution waits for Alice; when
+    she gives Night Maiden's token to Zip's player, then it completes: both winning stakes
+    gone, Joe and Zip's player a token richer, the replacement made."""
+    t, hostages = _hostages_with_allies("Night Maiden")
+    cap, maiden = t["Captain Liberty"], t["Night Maiden"]
+    before = _tokens(t)
+    t(c.CheckClaim(seat=CAPS, complication=hostages, gifts={cap: JOE}, replacement="Fallout"))
+    assert hostages in t.state.complications and _tokens(t) == before
+    assert not any(isinstance(x, e.ComplicationResolved) for x in t.events)
+    t(c.GiveTokens(seat=ALICE, complication=hostages, character=maiden, to=ZIPS))
+    assert hostages not in t.state.complications
+    assert drive(t, cap, "Duty")[1] == 0 and drive(t, maiden, "Hope")[1] == 0
+    after = _tokens(t)
+    assert after[JOE - 1] == before[JOE - 1] + 1 and after[ZIPS - 1] == before[ZIPS - 1] + 1
+    resolved = next(x for x in t.events if isinstance(x, e.ComplicationResolved))
+    assert {(g.giver, g.recipient) for g in resolved.gifts} == {(CAPS, JOE), (ALICE, ZIPS)}
+    assert t.complication("Fallout") in t.state.complications  # C-RES-4
+    scene = t.state.scene
+    assert scene is not None and scene.page == 2 and scene.resolving is None
+
+
+def test_the_claimer_may_not_choose_for_another_players_staker() -> None:
+    """C-RES-3: given Night Maiden staked beside Captain Liberty on Hostages, when his player
+    names her token's recipient, or gives it once the resolution waits, then he is refused and
+    nothing changes; Alice may not give it to herself, nor give twice."""
+    t, hostages = _hostages_with_allies("Night Maiden")
+    cap, maiden = t["Captain Liberty"], t["Night Maiden"]
+    error = t.refused(c.CheckClaim(seat=CAPS, complication=hostages,
+                                   gifts={cap: JOE, maiden: JOE}, replacement="X"), "C-RES-3")
+    assert "Night Maiden" in error.reason
+    t(c.CheckClaim(seat=CAPS, complication=hostages, gifts={cap: JOE}, replacement="X"))
+    t.refused(c.GiveTokens(seat=CAPS, complication=hostages, character=maiden, to=JOE),
+              "C-RES-3")
+    t.refused(c.GiveTokens(seat=ALICE, complication=hostages, character=cap, to=JOE),
+              "C-RES-3")
+    t.refused(c.GiveTokens(seat=ALICE, complication=hostages, character=maiden, to=ALICE),
+              "C-RES-3")
+    asked = t.refused(c.GiveTokens(seat=ALICE, complication=hostages, character=maiden),
+                      "C-RES-3")
+    assert asked.field == "to" and ALICE not in asked.choices  # type: ignore[attr-defined]
+    # Nobody moves the game on meanwhile: the claim is not checked again.
+    t.refused(c.CheckClaim(seat=CAPS, complication=hostages, gifts={cap: JOE},
+                           replacement="Y"), "C-RES-3")
+
+
+def test_the_board_waits_for_exactly_the_givers() -> None:
+    """C-RES-3, C-SRV-4: given Night Maiden and Zip staked beside Captain Liberty on Hostages
+    and his claim checked, then the board waits for Alice and Zip's player to give, each
+    offered their own hero's stake; once Alice has given, for Zip's player alone."""
+    from domain.capees.views import OptionView, board
+
+    t, hostages = _hostages_with_allies("Night Maiden", "Zip")
+    cap, maiden, zip_ = t["Captain Liberty"], t["Night Maiden"], t["Zip"]
+    t(c.CheckClaim(seat=CAPS, complication=hostages, gifts={cap: JOE}, replacement="X"))
+    shown = board(t.state)
+    assert shown.waiting_for == {ALICE: ("capees.give_tokens",), ZIPS: ("capees.give_tokens",)}
+    assert shown.options[ALICE]["capees.give_tokens"] == (
+        OptionView(character=maiden, complication=hostages),)
+    assert shown.options[ZIPS]["capees.give_tokens"] == (
+        OptionView(character=zip_, complication=hostages),)
+    t(c.GiveTokens(seat=ALICE, complication=hostages, character=maiden, to=CAPS))
+    assert board(t.state).waiting_for == {ZIPS: ("capees.give_tokens",)}
+    assert hostages in t.state.complications
+    t(c.GiveTokens(seat=ZIPS, complication=hostages, character=zip_, to=CAPS))
+    assert hostages not in t.state.complications
+
+
+def test_the_editor_chooses_for_an_absent_opponents_stake() -> None:
+    """C-RES-3: given the arch-villain (absent) staked on the Opponent side of a Getaway the
+    robbers claim, when Joe resolves it, then the resolution waits for the Editor, not Joe,
+    to give the arch-villain's token."""
+    from domain.capees.moves import waiting_for
+
+    t, _, _ = _w8()
+    villain, robbers = t["the arch-villain"], t["the robbers"]
+    getaway = set_dice(t, "Getaway", hero=1, opponent=5)
+    _stake(t, getaway, 1, villain, "Despair", 1)
+    _to_resolution(t, (robbers, getaway))
+    t.refused(c.CheckClaim(seat=JOE, complication=getaway, gifts={villain: ZIPS},
+                           replacement="X"), "C-RES-3")
+    t(c.CheckClaim(seat=JOE, complication=getaway, replacement="X"))
+    assert waiting_for(t.state) == {EDITOR: ("capees.give_tokens",)}
+    t.refused(c.GiveTokens(seat=JOE, complication=getaway, character=villain, to=ZIPS),
+              "C-RES-3")
+    tokens = t.state.player(ZIPS).tokens
+    t(c.GiveTokens(seat=EDITOR, complication=getaway, character=villain, to=ZIPS))
+    assert getaway not in t.state.complications
+    assert t.state.player(ZIPS).tokens == tokens + 1
+
+
+def test_with_one_other_player_the_server_gives_the_tokens() -> None:
+    """C-RES-3, C-X-RES-1: given a table of two where both players' characters staked on the
+    winning side, when the claimer's player resolves the claim, then it completes at once,
+    each stake's token going to the other player; naming the other player's recipient is
+    still refused (it is theirs to give)."""
+    import msgspec
+
+    from domain.capees.model import Scene
+
+    t = CTable(players=("Editor", "Ann"))
+    ace, bea = t.npc("Ace", seat=1), t.npc("Bea", seat=2)
+    t.given(e.StoryBegun(story=1, editor=1, victory_total=24))
+    heist = set_dice(t, "Heist", hero=4, opponent=1)
+    for who in (ace, bea):
+        _stake(t, heist, 0, who, "Greed", 1)
+    t.state = msgspec.structs.replace(t.state, scene=Scene(
+        number=1, step="resolution", prominence={ace: 1, bea: 1},
+        faction={ace: "hero", bea: "hero"}, narrator={ace: 1, bea: 2},
+        claims=(Claim(character=ace, complication=heist),), target=99, page=1))
+    t.refused(c.CheckClaim(seat=1, complication=heist, gifts={bea: 1}, replacement="X"),
+              "C-RES-3")
+    t(c.CheckClaim(seat=1, complication=heist, replacement="X"))
+    resolved = next(x for x in t.events if isinstance(x, e.ComplicationResolved))
+    assert {(g.giver, g.recipient) for g in resolved.gifts} == {(1, 2), (2, 1)}
+    assert [p.tokens for p in t.state.players] == [1, 1]
