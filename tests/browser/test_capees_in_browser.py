@@ -15,7 +15,6 @@ the Victory Target.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from test_play_in_browser import (
     open_table,
     screenshot,
     see,
+    serving,
     watch,
 )
 
@@ -47,11 +47,7 @@ PICKED = ("side", "featured")
 
 @pytest.fixture
 def run(tmp_path: Path) -> Iterator[Run]:
-    environ = {"CAPES_DB": str(tmp_path / "table.sqlite"),
-               "CAPES_TEST_DICE": ",".join(map(str, (*DEMO_DICE, 3, 3, 3)))}
-    with ExitStack() as stack:
-        started = Run(tmp_path, environ, stack)
-        started.start()
+    with serving(tmp_path, (*DEMO_DICE, 3, 3, 3)) as started:
         yield started
 
 

@@ -12,7 +12,6 @@ would hold a choice the server refuses, so each position has one.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ from capees_positions import (
     Script,
 )
 from helpers import Table, client, open_campaign
-from test_play_in_browser import Run, new_context, open_table, watch
+from test_play_in_browser import Run, new_context, open_table, serving, watch
 
 from cli.demo_capees import ALICE, DEMO_DICE, EDITOR, NIGHT_MAIDEN, PASS_REACTIONS
 from domain.capees import commands as c
@@ -44,11 +43,7 @@ def dice() -> tuple[int, ...]:
 
 @pytest.fixture
 def run(tmp_path: Path, dice: tuple[int, ...]) -> Iterator[Run]:
-    environ = {"CAPES_DB": str(tmp_path / "table.sqlite"),
-               "CAPES_TEST_DICE": ",".join(map(str, dice))}
-    with ExitStack() as stack:
-        started = Run(tmp_path, environ, stack)
-        started.start()
+    with serving(tmp_path, dice) as started:
         yield started
 
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
-from contextlib import ExitStack
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,13 +68,21 @@ class Run:
         self.start()
 
 
-@pytest.fixture
-def run(tmp_path: Path) -> Iterator[Run]:
+@contextmanager
+def serving(tmp_path: Path, dice: Iterable[int]) -> Iterator[Run]:
+    """A real server on a fresh SQLite file in ``tmp_path``, its dice ``dice`` in turn
+    (``CAPES_TEST_DICE``), stopped afterwards."""
     environ = {"CAPES_DB": str(tmp_path / "table.sqlite"),
-               "CAPES_TEST_DICE": ",".join(map(str, DEMO_DICE))}
+               "CAPES_TEST_DICE": ",".join(map(str, dice))}
     with ExitStack() as stack:
         started = Run(tmp_path, environ, stack)
         started.start()
+        yield started
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Iterator[Run]:
+    with serving(tmp_path, DEMO_DICE) as started:
         yield started
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ import httpx
 import pytest
 from helpers import Table, client, open_campaign
 from playwright.sync_api import expect
-from test_play_in_browser import APOS, WAIT, Run, new_context, open_table, see, watch
+from test_play_in_browser import APOS, WAIT, Run, new_context, open_table, see, serving, watch
 
 from cli import demo_capees
 from cli.demo import NIGHTJAR_BUILD
@@ -33,10 +32,7 @@ Opener = Callable[..., Any]
 
 @pytest.fixture
 def run(tmp_path: Path) -> Iterator[Run]:
-    environ = {"CAPES_DB": str(tmp_path / "table.sqlite"), "CAPES_TEST_DICE": "3"}
-    with ExitStack() as stack:
-        started = Run(tmp_path, environ, stack)
-        started.start()
+    with serving(tmp_path, (3,)) as started:
         yield started
 
 
