@@ -1,6 +1,7 @@
 """Positions of a CAPEES! table where a move's form, listing every character or Complication,
 would offer choices the rules refuse: Buy Prominence, Balance, Claim and Stake's "Whose Debt"
-(C-PROM-3, C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5).
+(C-PROM-3, C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5), and one where a resolution waits for
+another player's Story Tokens (C-RES-3).
 
 Each is a script of ``(narration, command)`` steps in the shape of ``cli.demo_capees.SCRIPT``
 (004's example: the Editor, Alice and Joe), mostly the demo's own steps, so the same position
@@ -26,6 +27,7 @@ from cli.demo_capees import (
     PASS_REACTIONS,
     ROBBERS,
     ROBBERS_SHEET,
+    ROBBERY,
     SCRIPT,
     SILVERSTAR,
 )
@@ -163,3 +165,17 @@ STAKING: Script = [
     ("The Chief walks the cell block", c.StartAction(seat=EDITOR, character=CHIEF)),
 ]
 
+
+#: C-RES-3's wait: the demo, where Night Maiden, after her strike on Hostages, staked its 1
+#: Justice Debt on Robbery (Hero side, which the Opponents then Controlled: C-STAKE-3), and
+#: Silverstar won it; on page 2 Alice's Hostages resolved, then Joe checked Silverstar's claim
+#: on Robbery. Night Maiden's stake is on the winning side and Alice's to give: the resolution
+#: waits for her ``capees.give_tokens`` (C-X-RES-1).
+_MAIDEN_ENDS = len(until("Silverstar simply asks the robbers to give up")) - 2
+assert SCRIPT[_MAIDEN_ENDS][1] == c.EndAction(seat=ALICE)
+GIVING: Script = [
+    *SCRIPT[:_MAIDEN_ENDS],
+    ("Night Maiden shadows the getaway van", c.Stake(seat=ALICE, complication=ROBBERY,
+                                                     drive="Justice")),
+    *SCRIPT[_MAIDEN_ENDS:],
+]
