@@ -684,7 +684,9 @@
       // Unreachable (the server restarting): the stream's next board message refreshes again.
       if (err instanceof Capes.Problem) {
         $("fatal").hidden = false;
-        $("fatal").textContent = problemText(err);
+        // A 401 here is the link replaced while the page read (the stream then ends and says
+        // the same): the one message a player can act on, whichever read saw it first.
+        $("fatal").textContent = err.status === 401 ? LINK_GONE : problemText(err);
       }
     } finally {
       S.refreshing = false;

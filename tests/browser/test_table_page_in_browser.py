@@ -342,6 +342,30 @@ def test_a_page_whose_link_was_replaced_says_so_when_its_stream_ends(
     assert not ben.errors, ben.errors
 
 
+def test_a_read_refused_for_the_link_says_the_link_no_longer_works(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """The page's reads after a move may meet the replaced link before its stream does (which
+    then says so): the page says the same, not the bare 401's words."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    refusing = False
+
+    def read(route: Any) -> None:
+        if not refusing:
+            route.continue_()
+            return
+        route.fulfill(status=401, content_type="application/problem+json",
+                      body='{"status": 401, "title": "Unauthorized", '
+                           '"detail": "this token is not one of this campaign\'s"}')
+
+    ben = open_page(table, table.tokens[2], lambda page: page.route("**/ledgers?*", read))
+    ben.wait_for_function("document.getElementById('live').textContent === 'live'")
+    refusing = True
+    table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
+    ben.locator("#fatal").wait_for()
+    assert "no longer works" in ben.text_content("#fatal")
+
+
 #: The page's first EventSource opens but hands the page nothing (a proxy that holds the
 #: stream's messages, a connection dropped where neither end noticed); later ones are real.
 SILENT_FIRST_STREAM = """
