@@ -113,7 +113,7 @@ def main() -> int:
     # The soak's figures (scripts/playtest --write) are not the bench's to redo: keep them,
     # and scripts/soak's "Reliability" section too.
     for heading in (RANDOM_PLAY_HEADING, RELIABILITY):
-        kept = section_of(args.out.read_text(), heading) if args.out.exists() else None
+        kept = kept_section(heading, args.out)
         if kept is not None:
             text = with_section(text, kept, heading)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -124,6 +124,20 @@ def main() -> int:
 
 #: The heading of scripts/soak's section of the benchmarks file.
 RELIABILITY = "## Reliability"
+
+
+def kept_section(heading: str, out: Path) -> str | None:
+    """The section under ``heading`` that a run keeps: the one in ``out``, else the one in
+    docs/benchmarks.md. Why the second: a run written with ``--out`` to a new file and copied
+    over docs/benchmarks.md afterwards dropped the random play's and the soak's figures, which
+    only ``scripts/playtest --write`` and ``scripts/soak --out`` make (lost so from run AJ to
+    run AK)."""
+    for source in dict.fromkeys((out, DOC)):
+        if source.exists():
+            kept = section_of(source.read_text(), heading)
+            if kept is not None:
+                return kept
+    return None
 
 
 def _now() -> str:
