@@ -66,7 +66,8 @@ class AbilitySpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     name: Name
     type: AbilityType
     rating: int
-    #: Only for Tropes, marked super or blocking at creation (C-ABIL-2).
+    #: Only for Tropes, marked super or blocking at creation (C-ABIL-2). A Power is super
+    #: whatever it says; ``true`` on an Attitude or a Skill is refused (C-ABIL-2).
     super: bool = False
 
 

@@ -55,6 +55,13 @@ def abilities_from(specs: Sequence[AbilitySpec], hero: bool) -> tuple[Ability, .
         raise RuleViolation("C-ABIL-1", "one type rated 1-3, one 1-4, one 1-5: 12 abilities")
     if len({s.name for s in specs}) != len(specs):
         raise RuleViolation("C-ABIL-1", "every ability has its own name")
+    for s in specs:
+        if s.super and s.type in ("attitude", "skill"):
+            # C-ABIL-2: only a Trope carries a mark; an Attitude or a Skill sent as super is a
+            # mistake, said, not read as blocking in silence (C-SRV-2).
+            kind = "an Attitude" if s.type == "attitude" else "a Skill"
+            raise RuleViolation("C-ABIL-2", f"super: {s.name} is {kind}, blocking by its "
+                                "type; only a Trope is marked super")
     # C-ABIL-2: Powers super, Attitudes and Skills blocking, each Trope as marked.
     return tuple(Ability(name=s.name, type=s.type, rating=s.rating,
                          super=s.type == "power" or (s.type == "trope" and s.super))

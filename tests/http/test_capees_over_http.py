@@ -155,6 +155,24 @@ def test_a_capees_rule_refusal_is_422_with_its_rule_id() -> None:
         assert refused.status_code == 422 and refused.json()["rule"] == "C-TABLE-1"
 
 
+def test_an_attitude_sent_as_super_is_422_naming_the_field_and_changes_nothing() -> None:
+    """C-ABIL-2, C-SRV-2 over HTTP: the refusal names ``super`` and the ability."""
+    with serving() as client:
+        table = CapeesTable(client)
+        table.seat("Editor")
+        version = table.get("")["version"]
+        abilities = [{"name": f"{kind} {r}", "type": kind, "rating": r,
+                      "super": (kind, r) == ("attitude", 2)}
+                     for kind, top in (("skill", 3), ("attitude", 4), ("trope", 5))
+                     for r in range(1, top + 1)]
+        refused = table.send(1, {"type": "capees.create_character", "name": "Chief",
+                                 "drives": {"Order": 2, "Pride": 2, "Duty": 2, "Anger": 2,
+                                            "Doubt": 1}, "abilities": abilities})
+        assert refused.status_code == 422 and refused.json()["rule"] == "C-ABIL-2"
+        assert "super" in refused.json()["detail"] and "attitude 2" in refused.json()["detail"]
+        assert table.get("")["version"] == version
+
+
 def test_the_schema_documents_both_editions_commands() -> None:
     with serving() as client:
         schema = client.get("/schema/openapi.json").json()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from capees_helpers import EDITOR, HEROES, JOE, ZIPS, CTable, hero, sheet, the_cast
+from capees_helpers import EDITOR, HEROES, JOE, ZIPS, CTable, hero, npc_drives, sheet, the_cast
 
 from domain.capees import commands as c
 
@@ -174,3 +174,32 @@ def test_powers_are_super_attitudes_blocking_tropes_as_marked() -> None:
     assert kinds["Zip attitude 1"] is False
     assert kinds["Mundane Tasks done Super-fast"] is True
     assert kinds["Desperate Effort"] is False
+
+
+def test_only_a_trope_is_marked_super() -> None:
+    """C-ABIL-2: Attitudes and Skills are blocking by their type, so one sent with ``super``
+    is refused, naming the field and the ability, never read as blocking in silence (a
+    Power marked super agrees with its type and is accepted)."""
+    t = CTable()
+    for name in ("X attitude 2", "X skill 1"):
+        marked = tuple(c.AbilitySpec(name=s.name, type=s.type, rating=s.rating,
+                                     super=s.name == name or s.super)
+                       for s in sheet("X", kind="skill"))
+        error = t.refused(c.CreateCharacter(seat=EDITOR, name="X", drives=npc_drives(),
+                                            abilities=marked), "C-ABIL-2")
+        assert "super" in error.reason and name in error.reason, error.reason
+    t.new(EDITOR, "Y", drives=npc_drives(), abilities=tuple(
+        c.AbilitySpec(name=s.name, type=s.type, rating=s.rating, super=s.type == "power")
+        for s in sheet("Y")))
+    assert all(a.super for a in t.state.characters[t["Y"]].abilities if a.type == "power")
+
+
+def test_a_sheet_completed_later_marks_only_its_tropes_super() -> None:
+    """C-ABIL-2, C-NPC-2: completing a non-hero's sheet checks the marks as creating it does."""
+    t = the_cast(CTable())
+    marked = tuple(c.AbilitySpec(name=s.name, type=s.type, rating=s.rating,
+                                 super=s.type == "attitude")
+                   for s in sheet("Supreme", kind="skill"))
+    error = t.refused(c.CompleteSheet(seat=EDITOR, character=t["Supreme"],
+                                      drives=npc_drives(), abilities=marked), "C-ABIL-2")
+    assert "super" in error.reason and "Supreme attitude 1" in error.reason, error.reason
