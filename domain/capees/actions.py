@@ -75,6 +75,11 @@ def use(who: Character, name: str, drive: str | None, *, reaction: bool
                                        rating=ability.rating, super=ability.super,
                                        reaction=reaction)]
     if is_blocking(ability.super):
+        if drive is not None:
+            # C-ABIL-3: a blocking ability takes no Debt, so a Drive named for it is a
+            # mistake, said, not dropped in silence (C-SRV-2).
+            raise RuleViolation("C-ABIL-3", f"drive: {ability.name} is blocking: it is Blocked "
+                                "and puts no Debt on any Drive; leave drive out")
         events.append(AbilityBlocked(character=who.id, ability=ability.name))
     else:
         names = [d.name for d in who.drives]
@@ -275,6 +280,15 @@ def can_react(state: CampaignState, seat: int) -> bool:
 @handle.register
 def _react(command: React, state: CampaignState) -> Iterable[Event]:
     require_seat(state, command)
+    unused = [name for name, value in (("stake_on", command.stake_on),
+                                       ("stake_drive", command.stake_drive))
+              if value is not None and not command.stake]
+    if unused:
+        # C-REACT-3: they say where the stake before the roll goes and which Drive it comes
+        # from; with no stake they would be dropped in silence (C-SRV-2).
+        raise RuleViolation("C-REACT-3", f"{' and '.join(unused)} without a stake: stake is "
+                            "0, so nothing is staked before the reaction roll; give stake, "
+                            f"or leave {' and '.join(unused)} out")
     scene = require_scene(state, "actions")
     seat = asked(state)
     if seat is None:

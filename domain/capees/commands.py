@@ -184,7 +184,7 @@ class RollAbility(SeatCommand, frozen=True, kw_only=True):
     ability: Name
     complication: Id
     die: Id
-    #: The Drive that takes a super ability's Debt (C-ABIL-3).
+    #: The Drive that takes a super ability's Debt (C-ABIL-3); refused for a blocking one.
     drive: Name | None = None
     value: DieValue = 0
     draw: RollCounter = 0
@@ -202,8 +202,10 @@ class React(SeatCommand, frozen=True, kw_only=True):
     rolls: ClassVar[bool] = True
     character: Id
     ability: Name
+    #: The Drive that takes a super Trope's Debt (C-ABIL-3); refused for a blocking one.
     drive: Name | None = None
-    #: C-REACT-3: Debt staked just before the reaction roll, on this Complication.
+    #: C-REACT-3: ``stake`` Debt staked just before the reaction roll, on ``stake_on`` (left
+    #: out: the Complication of the die), from ``stake_drive``; both refused with no stake.
     stake_on: Id | None = None
     stake: Annotated[int, msgspec.Meta(ge=0, le=99)] = 0
     stake_drive: Name | None = None
@@ -221,7 +223,7 @@ class Split(SeatCommand, frozen=True, kw_only=True):
     into: int = 2
     #: How many of the new dice open a new side (C-SPLIT-3); 0: none.
     move: Annotated[int, msgspec.Meta(ge=0, le=6)] = 0
-    #: New Debt staked just before (C-SPLIT-4).
+    #: New Debt staked just before (C-SPLIT-4), from ``drive`` (refused with no stake).
     stake: Annotated[int, msgspec.Meta(ge=0, le=99)] = 0
     drive: Name | None = None
 

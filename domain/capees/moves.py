@@ -230,7 +230,7 @@ def _action_candidates(state: CampaignState, reacting: int | None, acting: int |
             for a in them.abilities:
                 if a.type == "trope":
                     yield c.React(seat=reacting, character=ch, ability=a.name,
-                                  drive=them.drives[0].name)
+                                  drive=them.drives[0].name if a.super else None)
         yield c.PassReaction(seat=reacting)
         return
     for x in state.complications.values():
@@ -239,7 +239,7 @@ def _action_candidates(state: CampaignState, reacting: int | None, acting: int |
                 for a in who.abilities:
                     if a.type != "trope" and a.rating >= d.value:
                         yield c.RollAbility(seat=action.seat, ability=a.name, complication=x.id,
-                                            die=d.id, drive=drive)
+                                            die=d.id, drive=drive if a.super else None)
             if not action.split and d.value >= 2:
                 yield c.Split(seat=action.seat, complication=x.id, die=d.id, into=2)
                 yield c.Split(seat=action.seat, complication=x.id, die=d.id, into=2, move=1,

@@ -73,6 +73,11 @@ def _staked(event: DebtStaked, state: CampaignState) -> CampaignState:
 @handle.register
 def _split(command: Split, state: CampaignState) -> Iterable[Event]:
     require_seat(state, command)
+    if command.drive is not None and not command.stake:
+        # C-SPLIT-4: drive names the Drive of the Debt staked just before the split; with no
+        # stake it would be dropped in silence (C-SRV-2).
+        raise RuleViolation("C-SPLIT-4", "drive without a stake: stake is 0, so nothing is "
+                            "staked before the split; give stake, or leave drive out")
     action = require_action(state, command.seat)
     if action.split:
         raise RuleViolation("C-SPLIT-1", "one split per action")

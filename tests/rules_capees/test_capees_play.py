@@ -337,6 +337,53 @@ def test_a_super_ability_puts_debt_on_a_chosen_drive() -> None:
     assert "Hope" in error.choices  # type: ignore[attr-defined]
 
 
+def test_a_blocking_ability_takes_no_drive() -> None:
+    """C-ABIL-3: a blocking ability is Blocked and puts no Debt on any Drive, so a ``drive``
+    sent with it is refused, naming the field and the ability, not dropped in silence: an
+    Attitude in an action, a blocking Trope in a reaction."""
+    t, getaway = _w5()
+    zip_ = t["Zip"]
+    error = t.refused(c.RollAbility(seat=ZIPS, ability="Zip attitude 4", complication=getaway,
+                                    die=1, drive="Hope"), "C-ABIL-3")
+    assert "drive" in error.reason and "Zip attitude 4" in error.reason, error.reason
+    t.roll(3)(c.RollAbility(seat=ZIPS, ability="Zip attitude 4", complication=getaway, die=1),
+              c.KeepRoll(seat=ZIPS))
+    error = t.refused(c.React(seat=ZIPS, character=zip_, ability="Zip trope 3", drive="Hope"),
+                      "C-ABIL-3")
+    assert "drive" in error.reason and "Zip trope 3" in error.reason, error.reason
+    t.roll(2)(c.React(seat=ZIPS, character=zip_, ability="Zip trope 3"))
+    assert drive(t, zip_, "Hope") == (2, 1)
+
+
+def test_a_reaction_says_where_and_from_which_drive_it_stakes_only_with_a_stake() -> None:
+    """C-REACT-3: ``stake_on`` and ``stake_drive`` say where the Debt staked just before a
+    reaction roll goes and which Drive it comes from; with ``stake`` 0 nothing is staked, so
+    they are refused, each named, not ignored."""
+    t, robbery = _desperate_effort_ready()
+    zip_ = t["Zip"]
+    for fields in ({"stake_on": robbery}, {"stake_drive": "Hope"},
+                   {"stake_on": robbery, "stake_drive": "Hope"}):
+        error = t.refused(c.React(seat=ZIPS, character=zip_, ability="Desperate Effort",
+                                  **fields), "C-REACT-3")  # type: ignore[arg-type]
+        assert all(name in error.reason for name in fields), error.reason
+    t.roll(5)(c.React(seat=ZIPS, character=zip_, ability="Desperate Effort"))
+
+
+def test_a_splits_drive_comes_only_with_new_stakes() -> None:
+    """C-SPLIT-4: ``drive`` names the Drive of the Debt staked just before a split; a split
+    that stakes nothing (``stake`` 0) and names one is refused, naming it."""
+    t, getaway = _w5()
+    earlier_debt(t, t["Zip"], "Hope", 1)
+    t(c.Stake(seat=ZIPS, complication=getaway, amount=2, drive="Hope"))
+    t.given(e.DieRolled(complication=getaway, die=1, before=2, rolled=5, character=t["Zip"],
+                        seat=ZIPS), e.RollTurnedBack(complication=getaway, die=1, value=5))
+    error = t.refused(c.Split(seat=ZIPS, complication=getaway, die=1, into=2, drive="Hope"),
+                      "C-SPLIT-4")
+    assert "drive" in error.reason and "stake" in error.reason, error.reason
+    t(c.Split(seat=ZIPS, complication=getaway, die=1, into=2))
+    assert _dice(t, getaway) == [[3, 2], [4]]
+
+
 def test_w6a_splitting_on_ones_own_side() -> None:
     """W-6 (a): C-SPLIT-1, C-SPLIT-2: 5 into 2 is 3+2; into 3 is refused; one split."""
     t, getaway = _w5()
