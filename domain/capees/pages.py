@@ -48,10 +48,11 @@ def claim_refusal(state: CampaignState, who: Character, c: Complication) -> Rule
     """Why ``who`` may not claim ``c`` now, if it may not (C-CLAIM-1, C-CLAIM-2)."""
     scene = state.scene
     assert scene is not None
-    if scene.step == "final_claims":
-        if any(s.stakes for s in c.sides):
-            return RuleViolation("C-SCENE-4", "staked Complications are discarded, not claimed")
-    elif scene.claim_of(who.id) is not None:
+    # C-SCENE-4 lets only unstaked Complications be claimed at a scene's end, which holds by
+    # construction: the ending discards every staked one (C-SCENE-3) before the end-of-scene
+    # claims begin, and nothing is staked outside an action (C-STAKE-4). One character may
+    # claim several then (C-SCENE-4), so C-CLAIM-1's one claim holds only in a page.
+    if scene.step != "final_claims" and scene.claim_of(who.id) is not None:
         return RuleViolation("C-CLAIM-1", f"{who.name} holds a claim this page already")
     if control(c) != side_of(state, c, who.id):
         return RuleViolation("C-CLAIM-1", f"{who.name}'s side does not Control {c.name}")
@@ -90,7 +91,9 @@ def _claim(command: Claim, state: CampaignState) -> Iterable[Event]:
                                      displaced=holder.character if holder else None)]
     if scene.step == "final_claims":
         # C-SCENE-4: an end-of-scene claim resolves at once, with no replacement (and no
-        # stakes: C-SCENE-3 discarded every staked Complication first).
+        # stakes, so no Story Tokens to give: C-SCENE-3 discarded every staked Complication
+        # first; see claim_refusal).
+        assert not any(s.stakes for s in c.sides), "C-SCENE-3 left a staked Complication"
         events.append(resolve(state, command.seat, who.id, c, {}))
     return events
 

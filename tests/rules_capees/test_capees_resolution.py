@@ -222,6 +222,28 @@ def test_w9_getaway_reaches_the_target_and_the_scene_ends() -> None:
     assert t.state.complications == {}
 
 
+def test_a_staked_complication_is_never_claimed_at_the_end_of_a_scene() -> None:
+    """C-SCENE-3, C-SCENE-4: only unstaked Complications are claimed when a scene ends. The
+    Hero side Controls the Bank, where Captain Liberty staked 1 Duty, and nobody claimed it;
+    when W-9's scene ends the Bank is discarded before the first end-of-scene claim, its Debt
+    back on Duty, not doubled, so claiming it is refused: it is no longer on the table."""
+    t, getaway, police, opinion = _w9()
+    zip_, nm, cap = t["Zip"], t["Night Maiden"], t["Captain Liberty"]
+    bank = set_dice(t, "Bank", hero=5, opponent=1)
+    duty = drive(t, cap, "Duty")[1]
+    _stake(t, bank, 0, cap, "Duty", 1)
+    _to_resolution(t, (zip_, getaway), (nm, police))
+    t(c.CheckClaim(seat=ZIPS, complication=getaway, gifts={zip_: ALICE}, replacement="Pursuit"))
+    scene = t.state.scene
+    assert scene is not None and scene.step == "final_claims"
+    assert bank not in t.state.complications and drive(t, cap, "Duty")[1] == duty + 1
+    assert not any(s.stakes for x in t.state.complications.values() for s in x.sides)
+    t(c.PassClaim(seat=ZIPS), c.PassClaim(seat=ALICE))
+    t.refused(c.Claim(seat=CAPS, character=cap, complication=bank), "no Complication")
+    t(c.Claim(seat=CAPS, character=cap, complication=opinion))
+    assert t.state.scene is None
+
+
 def test_the_editor_may_end_a_scene_after_a_victory_check() -> None:
     """C-SCENE-2: after page 1's check, before page 2's first move; not in page 1."""
     t = first_scene()
