@@ -43,6 +43,13 @@ UNDIFFERENTIATED_STAKE = 3
 
 
 def _abilities_from_freeform(specs: Sequence[AbilitySpec]) -> tuple[Ability, ...]:
+    for s in specs:
+        if s.super and s.category in ("skill", "attitude"):
+            # R-CHAR-4: only a Style is chosen super; a Skill or an Attitude sent as super is a
+            # mistake, said, not made mundane in silence (R-SRV-2).
+            kind = "a Skill" if s.category == "skill" else "an Attitude"
+            raise RuleViolation("R-CHAR-4", f"super: {s.name} is {kind}, always mundane; only "
+                                "a Style is chosen super")
     # R-CHAR-4: Powers are super, Skills and Attitudes mundane, each Style as chosen.
     return tuple(
         Ability(

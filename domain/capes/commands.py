@@ -86,7 +86,8 @@ class AbilitySpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     category: Category
     #: 1..k within its category (R-CHAR-2, checked by the rules, 422 with the rule id).
     rating: Small
-    #: Only for styles, which are chosen super or mundane (R-CHAR-4); ignored otherwise.
+    #: Only for styles, which are chosen super or mundane (R-CHAR-4). A power is super whatever
+    #: it says; ``true`` on a skill or an attitude is refused (R-CHAR-4).
     super: bool = False
 
 

@@ -240,11 +240,14 @@ def test_a_click_and_lock_build_must_still_rate_each_column_one_to_k() -> None:
 
 
 def test_powers_are_super_skills_and_attitudes_mundane_and_styles_as_chosen() -> None:
-    """R-CHAR-4: asking for a super attitude changes nothing; a style is what was chosen."""
+    """R-CHAR-4: a power is super (marked so or not), an attitude mundane; a style is what was
+    chosen."""
     build = c.Freeform(
         abilities=(
-            *specs("power", [1, 2, 3]),
-            *specs("attitude", [1, 2, 3], super_=True),
+            *specs("power", [1]),
+            c.AbilitySpec(name="power 2", category="power", rating=2, super=True),
+            c.AbilitySpec(name="power 3", category="power", rating=3, super=True),
+            *specs("attitude", [1, 2, 3]),
             c.AbilitySpec(name="Flashy", category="style", rating=1, super=True),
             c.AbilitySpec(name="Plain", category="style", rating=2, super=False),
             c.AbilitySpec(name="Dashing", category="style", rating=3, super=True),
@@ -260,15 +263,22 @@ def test_powers_are_super_skills_and_attitudes_mundane_and_styles_as_chosen() ->
     }
 
 
-def test_skills_are_mundane_even_when_asked_to_be_super() -> None:
-    """R-CHAR-4: Skills are always mundane."""
+@pytest.mark.parametrize("category", ["attitude", "skill"])
+def test_a_skill_or_an_attitude_asked_to_be_super_is_refused(category: Category) -> None:
+    """R-CHAR-4: Skills and Attitudes are always mundane, so one sent with ``super`` is
+    refused, naming the field and the ability, never made mundane in silence."""
+    main: Category = "skill" if category == "skill" else "power"
     build = c.Freeform(
-        abilities=(*specs("skill", [1, 2, 3], super_=True), *specs("style", [1, 2, 3]),
+        abilities=(*specs(main, [1, 2, 3]), *specs("style", [1, 2, 3]),
                    *specs("attitude", [1, 2, 3]))
     )
-    (created,) = given(table()).when(create(build)).decide()
-    assert isinstance(created, CharacterCreated)
-    assert not any(a.super for a in created.abilities)
+    marked = c.Freeform(abilities=tuple(
+        c.AbilitySpec(name=a.name, category=a.category, rating=a.rating,
+                      super=a.super or a.name == f"{category} 2")
+        for a in build.abilities))
+    error = given(table()).when(create(marked)).refused("R-CHAR-4")
+    assert "super" in error.reason and f"{category} 2" in error.reason, error.reason
+    given(table()).when(create(build)).decide()
 
 
 # -- R-CHAR-5: Drives -------------------------------------------------------------------------
