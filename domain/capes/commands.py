@@ -239,7 +239,7 @@ class RollDie(SeatCommand, frozen=True, kw_only=True):
     ability: Name
     conflict: Id
     die: Id
-    #: The Drive that takes the Debt of a super ability (R-ABIL-1).
+    #: The Drive that takes the Debt of a super ability (R-ABIL-1); refused for a mundane one.
     drive: DriveName | None = None
     value: DieValue = 0
     draw: RollCounter = 0

@@ -90,6 +90,11 @@ def use_ability(
             raise RuleViolation("R-ABIL-1", f"{who.name} has no Drive {drive}", drives)
         events.append(DebtGained(character=who.id, drive=slot.name))
     else:
+        if drive is not None:
+            # R-ABIL-1: a mundane ability gives no Debt, so a Drive named for it is a mistake,
+            # said, not dropped in silence (R-SRV-2).
+            raise RuleViolation("R-ABIL-1", f"drive: {ability.name} is mundane: it is Blocked "
+                                "and gives no Debt on any Drive; leave drive out")
         events.append(AbilityBlocked(character=who.id, ability=ability.name))
     return ability, events
 

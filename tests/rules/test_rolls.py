@@ -167,6 +167,28 @@ def test_a_mundane_ability_is_blocked_and_gives_no_debt() -> None:
     )
 
 
+def test_a_mundane_ability_takes_no_drive() -> None:
+    """R-ABIL-1: a mundane ability puts no Debt on any Drive, so a ``drive`` sent with it is
+    refused, naming the field and the ability, not dropped in silence: in a roll, a raised
+    Inspiration and a Reaction alike."""
+    t = start_turn(a_scene_with_a_conflict(framer=2), MIA)
+    error = given(t.events).when(c.RollDie(seat=3, ability=skill(1), conflict=1, die=1,
+                                           drive="Undifferentiated", value=2)).refused("R-ABIL-1")
+    assert "drive" in error.reason and skill(1) in error.reason, error.reason
+    t = a_turn_with_an_inspiration(2)
+    error = given(t.events).when(c.RaiseInspiration(
+        seat=2, ability="Brute style 2", inspiration=inspiration_of(t, 2),
+        drive="Undifferentiated")).refused("R-ABIL-1")
+    assert "drive" in error.reason and "Brute style 2" in error.reason, error.reason
+    t = auroras_chance_to_react(3)
+    error = given(t.events).when(c.React(seat=AURORA, character=AURORA, ability="Aurora style 3",
+                                         drive="Hope", value=1)).refused("R-ABIL-1")
+    assert "drive" in error.reason and "Aurora style 3" in error.reason, error.reason
+    given(t.events).when(c.React(seat=AURORA, character=AURORA, ability="Aurora style 3",
+                                 value=1)).then_includes(
+        AbilityBlocked(character=AURORA, ability="Aurora style 3"))
+
+
 def test_a_blocked_ability_cannot_be_used_again_later_in_the_scene() -> None:
     """R-ABIL-1: Blocked until the scene ends, so not on the next page either."""
     t = a_scene_with_a_conflict(framer=2)
