@@ -305,6 +305,7 @@ class Schism(SeatCommand, frozen=True, kw_only=True):
     label: Name = "New side"
     #: Split the side's uncontrolled die into this many first, leaving it behind (R-SCHISM-1).
     split_uncontrolled: Small | None = None
+    #: The Drive of that split's Debt (refused without ``split_uncontrolled``).
     drive: DriveName | None = None
 
 

@@ -193,6 +193,12 @@ def _split_die(command: SplitDie, state: CampaignState) -> Iterable[Event]:
 @handle.register
 def _schism(command: Schism, state: CampaignState) -> Iterable[Event]:
     require_seat(state, command)
+    if command.drive is not None and command.split_uncontrolled is None:
+        # R-SCHISM-1: drive pays for splitting the uncontrolled die first; with no split it
+        # would be dropped in silence (R-SRV-2).
+        raise RuleViolation("R-SCHISM-1", "drive without split_uncontrolled: the Schism splits "
+                            "no die first, so no Debt is staked; give split_uncontrolled, or "
+                            "leave drive out")
     turn = require_between(state, command.seat)
     who = character(state, turn.character)
     c = conflict(state, command.conflict)

@@ -414,6 +414,19 @@ def test_a_schism_moves_each_die_once() -> None:
     )
 
 
+def test_a_schisms_drive_comes_only_with_the_split_before_it() -> None:
+    """R-SCHISM-1: ``drive`` names the Drive of the Debt staked to split the uncontrolled die
+    before a Schism; a Schism that splits nothing (no ``split_uncontrolled``) and names one is
+    refused, naming it, not carried out with the Drive dropped."""
+    t = a_split_five()
+    error = given(t.events).when(
+        c.Schism(seat=AURORA, conflict=1, side=0, dice=(3,), drive="Justice")
+    ).refused("R-SCHISM-1")
+    assert "drive" in error.reason and "split_uncontrolled" in error.reason, error.reason
+    given(t.events).when(c.Schism(seat=AURORA, conflict=1, side=0, dice=(3,))).then_includes(
+        CharacterAllied(character=AURORA, conflict=1, side=2))
+
+
 def test_before_a_schism_the_uncontrolled_die_is_split_and_left_behind() -> None:
     """R-SCHISM-1 / R-X-SPLIT-1: the 5 nobody controls splits into 2 + 2 + 1; it keeps its 2
     and stays on "For", the new 2 and 1 go to the new side with 1 Debt each."""

@@ -119,7 +119,7 @@ def test_nothing_is_staked_while_a_roll_awaits_its_decision() -> None:
     [
         pytest.param(STAKE, id="stake"),
         pytest.param(c.SplitDie(seat=1, conflict=1, die=1, drive="Hope"), id="split"),
-        pytest.param(c.Schism(seat=1, conflict=1, side=0, dice=(1,), drive="Hope"), id="schism"),
+        pytest.param(c.Schism(seat=1, conflict=1, side=0, dice=(1,)), id="schism"),
     ],
 )
 def test_nothing_is_staked_split_or_schismed_during_the_reactions(command: c.Command) -> None:
