@@ -207,7 +207,8 @@ class CreateConflict(SeatCommand, frozen=True, kw_only=True):
     sides: tuple[Name, Name] = ("For", "Against")
     #: For a Goal: the characters it names (R-CONF-3, R-CONF-5).
     names: Annotated[tuple[Id, ...], msgspec.Meta(max_length=12)] = ()
-    #: Add the Free Conflict of this exemplar pair (character, exemplar) (R-CHAR-6).
+    #: Add the Free Conflict of this exemplar pair (character, exemplar) (R-CHAR-6): in the
+    #: claiming phase only (R-PAGE-3), refused in a turn.
     free_for: tuple[Id, Id] | None = None
 
 

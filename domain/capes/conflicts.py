@@ -73,6 +73,13 @@ def _create(command: CreateConflict, state: CampaignState) -> Iterable[Event]:
             raise RuleViolation(
                 "R-STAKE-1", "Debt was staked this turn, so the turn must use an Ability"
             )
+        if command.free_for is not None:
+            # R-CHAR-6: a Free Conflict is added while claiming (R-PAGE-3); in a turn it would
+            # be made an ordinary Conflict with free_for dropped in silence (R-SRV-2).
+            raise RuleViolation(
+                "R-CHAR-6", "free_for in a turn: an Exemplar pair's Free Conflict is added in "
+                "the claiming phase; a turn's Conflict is made without free_for"
+            )
         cost = 0
     elif page.phase == "claiming":
         if page.cursor != command.seat:
@@ -109,7 +116,7 @@ def _create(command: CreateConflict, state: CampaignState) -> Iterable[Event]:
             names=command.names,
             cost=cost,
             in_turn=in_turn,
-            free_for=None if command.free_for is None or in_turn else command.free_for,
+            free_for=command.free_for,
         ),
     )
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from play_helpers import AURORA, AURORA_DRIVES, BRUTE, MIA, UNDIFFERENTIATED, earlier_debt
+from play_helpers import (
+    AURORA,
+    AURORA_DRIVES,
+    BRUTE,
+    MIA,
+    UNDIFFERENTIATED,
+    earlier_debt,
+    play_on,
+    start_turn,
+)
 from rulebook import Table, given
 from scenes_helpers import characters_built, created, love_overdrawn
 
@@ -438,6 +447,20 @@ def test_characters_that_are_not_exemplars_have_no_free_conflict() -> None:
     t(c.PassClaiming(seat=2), c.ChooseCharacter(seat=3, character=MIA))
     free = c.CreateConflict(seat=3, text="Strangers", free_for=(MIA, BRUTE))
     given(t.events).when(free).refused("R-CHAR-6")
+
+
+def test_a_conflict_created_in_a_turn_is_no_exemplar_pairs_free_conflict() -> None:
+    """R-CHAR-6: a Free Conflict is put on the table during claiming (R-PAGE-3); a Conflict
+    made as a turn's one thing naming ``free_for`` is refused, naming the field, not made
+    without it in silence (the pair keeps its Free Conflict for the claiming)."""
+    t = exemplars_on_seat_2s_go()
+    t(c.PassClaiming(seat=2), c.ChooseCharacter(seat=3, character=MIA))
+    play_on(t, until=lambda s: s.page is not None and s.page.phase == "free_play")
+    start_turn(t, AURORA)
+    in_turn = c.CreateConflict(seat=1, text="Old friends, old grudges", free_for=(AURORA, BRUTE))
+    error = given(t.events).when(in_turn).refused("R-CHAR-6")
+    assert "free_for" in error.reason, error.reason
+    given(t.events).when(c.CreateConflict(seat=1, text="Old friends, old grudges")).decide()
 
 
 # -- R-CHAR-7: Overdrawn ---------------------------------------------------------------------
