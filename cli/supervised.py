@@ -17,7 +17,9 @@ import threading
 from collections.abc import MutableMapping
 from pathlib import Path
 
-log = logging.getLogger(__name__)
+#: uvicorn's logger, as the supervisor of ``capes serve --workers N`` (cli/workers.py): a line
+#: here reads as the server's others do, with a worker or several.
+log = logging.getLogger("uvicorn.error")
 
 #: Seconds before starting a process that failed again (doubling up to :data:`MAX_RETRY`).
 RETRY = 1.0
@@ -153,9 +155,8 @@ class Supervised:
             code = process.wait()
             if self._stopping.is_set() or code == 0:
                 return  # stopped on purpose (by stop(), or by Ctrl-C with the server)
+            # Logged only: it was printed too, and every start again said so twice.
             log.error("the %s ended with %s; starting it again in %.1f s", self.what, code, retry)
-            print(f"capes: the {self.what} ended with {code}; starting it again in "
-                  f"{retry:.1f} s", file=sys.stderr, flush=True)
             if self._stopping.wait(retry):
                 return
             retry = min(max(retry, RETRY / 2) * 2, MAX_RETRY)

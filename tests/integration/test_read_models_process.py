@@ -4,6 +4,7 @@ projections.wake, issue 15)."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import signal
@@ -130,6 +131,39 @@ def test_a_read_models_process_that_fails_is_started_again(
             assert readers.wait(position, ["timeline"], timeout=30)
         finally:
             readers.close()
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_capes_serve_says_once_that_it_starts_its_read_models_process_again(
+    tmp_path: Path, workers: str,
+) -> None:
+    """One line in the server's output for each start again (it was printed and logged: two),
+    with one worker or several."""
+    log = tmp_path / "serve.log"
+    with capes_serve({"CAPES_DB": str(tmp_path / "c.sqlite")}, log,
+                     "--log-level", "warning", "--workers", workers) as base:
+        serve = RUNNING[base].pid
+
+        def read_models() -> list[int]:
+            """The server's read models' process (none between one and the next), a child
+            of whichever of its threads started it."""
+            found = []
+            children = Path(f"/proc/{serve}/task").glob("*/children")
+            for pid in " ".join(c.read_text() for c in children).split():
+                with contextlib.suppress(OSError):  # a child that just ended
+                    if b"projections\0run" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                        found.append(int(pid))
+            return found
+
+        [first] = read_models()
+        os.kill(first, signal.SIGKILL)
+        assert eventually(lambda: read_models() not in ([], [first])), log.read_text()
+        # Read while it runs: stopped with its process group, the process says it ended.
+        said = [line for line in log.read_text().splitlines() if "process ended with" in line]
+    assert len(said) == 1, said
+    # As the server's own lines read (uvicorn's format).
+    assert said[0] == ("ERROR:    the read models' process ended with -9; starting it again "
+                       "in 1.0 s"), said
 
 
 def test_a_read_models_process_whose_server_is_gone_stops_and_removes_its_socket_folder(
