@@ -205,3 +205,26 @@ def test_another_players_staker_gives_its_story_tokens_from_the_page(reach: Any)
         in given, given
     assert "Between scenes" in alice.text_content("#scene-line")
     assert not alice.errors, alice.errors
+
+
+def test_a_staker_gives_its_story_tokens_to_the_player_chosen_in_the_forms_own_list(
+        reach: Any) -> None:
+    """C-RES-3: given the same wait for Alice's gift, when she chooses the Editor in the
+    form's "Given to" list (which offers the other players, not her) and sends it, then no
+    picker asks again, and the token goes to the Editor, not to Joe."""
+    alice = reach(GIVING, ALICE)
+    form = alice.locator(GIVE)
+    given_to = form.get_by_label("Given to")
+    assert given_to.locator("option").all_text_contents() == ["(ask me)", "Editor", "Joe"]
+    editor_before, joe_before = tokens(alice, EDITOR), tokens(alice, JOE)
+
+    given_to.select_option(label="Editor")
+    click_and_wait(alice, form.locator("button[type=submit]"))
+    assert not alice.is_visible("#picker"), alice.text_content("#picker")
+
+    alice.wait_for_function(f"!document.querySelector('{GIVE}')")
+    assert tokens(alice, EDITOR) == editor_before + 1
+    assert tokens(alice, JOE) == joe_before
+    given = alice.locator("#log li").last.text_content()
+    assert "Alice" in given and "Story tokens given" in given, given
+    assert not alice.errors, alice.errors
