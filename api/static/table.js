@@ -234,7 +234,11 @@
     } catch (err) {
       const p = err.problem || {};
       if (err.status === 422 && p.field && p.choices && p.choices.length) openPicker(command, p, from);
-      else $(errors).textContent = problemText(err);
+      else {
+        // A choice refused: the picker closes, or the refusal would be behind it (inert).
+        closePicker();
+        $(errors).textContent = problemText(err);
+      }
     }
   }
 
@@ -271,13 +275,20 @@
     at[parts[parts.length - 1]] = value;
   }
 
-  /* The picker takes the focus (its first choice) and gives it back when it closes: to the
-     move's button that asked, or, that move made, to the moves' heading (it fell to the
-     page's top). Escape closes it, as Cancel does. */
+  /* The picker is a modal dialog (showModal): while it asks, the rest of the page is inert, to
+     a pointer and to a screen reader alike, and Tab goes round its buttons. It was a box in the
+     page, and Tab walked out of it into moves and links it had left behind. It takes the focus
+     (its first choice) and gives it back when it closes: to the move's button that asked, or,
+     that move made, to the moves' heading (it fell to the page's top). Escape closes it, as
+     Cancel does. Its ``hidden`` says whether it is open, as before. */
+  const picker = $("picker");
   let pickerFrom = null;
   function openPicker(command, problem, from) {
-    if (!$("picker").contains(document.activeElement)) pickerFrom = document.activeElement;
-    $("picker").hidden = false;
+    if (!picker.open) {
+      pickerFrom = document.activeElement;
+      picker.hidden = false;
+      picker.showModal();
+    }
     $("picker-title").textContent = `${problem.rule}: ${problem.detail}`;
     $("picker-choices").replaceChildren(...problem.choices.map((choice) => el("button", {
       type: "button", class: "choice",
@@ -286,17 +297,31 @@
     $("picker-choices").querySelector("button").focus();
   }
   function closePicker() {
-    const focused = $("picker").contains(document.activeElement);
-    $("picker").hidden = true;
+    if (picker.hidden && !picker.open) return;
+    const focused = picker.contains(document.activeElement);
+    picker.hidden = true;
+    if (picker.open) picker.close();
     $("picker-choices").replaceChildren();
     if (!focused) return;
     const back = pickerFrom && document.body.contains(pickerFrom) ? pickerFrom : $("moves-title");
     back.focus({ preventScroll: true });
   }
   $("picker-cancel").addEventListener("click", closePicker);
-  $("picker").addEventListener("keydown", (ev) => {
-    if (ev.key === "Escape") { ev.preventDefault(); closePicker(); }
+  picker.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") { ev.preventDefault(); closePicker(); return; }
+    if (ev.key !== "Tab") return;
+    // From the last button to the first, and back with Shift: a modal dialog lets Tab leave
+    // the page for the browser's own controls, and a keyboard player then had to find the
+    // way back into it.
+    const buttons = [...picker.querySelectorAll("button")];
+    const [first, last] = [buttons[0], buttons[buttons.length - 1]];
+    if (ev.shiftKey ? document.activeElement === first : document.activeElement === last) {
+      ev.preventDefault();
+      (ev.shiftKey ? last : first).focus();
+    }
   });
+  // Escape as the browser takes it (a close request): the same as Cancel.
+  picker.addEventListener("cancel", (ev) => { ev.preventDefault(); closePicker(); });
 
   // -- rendering ----------------------------------------------------------------------------
 

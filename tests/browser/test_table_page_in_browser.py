@@ -553,6 +553,18 @@ def test_whose_move_it_is_is_read_out_only_when_it_changes(
     expect(status).not_to_contain_text("Waiting for Ben (frame the scene)")
 
 
+def editor_before_the_first_scene(http: httpx.Client, open_page: Opener) -> tuple[Table, Any]:
+    """CAPEES!: the demo's table up to its story begun (two heroes made); the Editor's page,
+    whose Start the scene asks, with the picker, which hero the scene features."""
+    table = open_campaign(http, players=("Editor", "Alice", "Joe"), edition="capees")
+    for _, command in demo_capees.SCRIPT:
+        if isinstance(command, demo_capees.c.SeatCommand):
+            table.play("", command)
+            if isinstance(command, demo_capees.c.BeginStory):
+                break
+    return table, open_page(table, table.tokens[1])
+
+
 def test_the_picker_is_answered_and_closed_from_the_keyboard(
     http: httpx.Client, open_page: Opener
 ) -> None:
@@ -560,13 +572,7 @@ def test_the_picker_is_answered_and_closed_from_the_keyboard(
     which, and takes the focus. Escape closes it, giving the focus back to the move's button;
     asked again, Tab and Enter choose Silverstar, and the move made, the focus is on the moves'
     heading."""
-    table = open_campaign(http, players=("Editor", "Alice", "Joe"), edition="capees")
-    for _, command in demo_capees.SCRIPT:
-        if isinstance(command, demo_capees.c.SeatCommand):
-            table.play("", command)
-            if isinstance(command, demo_capees.c.BeginStory):
-                break
-    editor = open_page(table, table.tokens[1])
+    table, editor = editor_before_the_first_scene(http, open_page)
     start = editor.get_by_role("button", name="Start the scene")
     picker = editor.get_by_role("dialog")
     start.focus()
@@ -585,6 +591,61 @@ def test_the_picker_is_answered_and_closed_from_the_keyboard(
     expect(start).to_have_count(0)
     expect(editor.get_by_role("heading", name="Your moves")).to_be_focused()
     assert [p["name"] for p in table.query("board")["present"]] == ["Silverstar"]
+
+
+def test_the_keyboard_stays_in_the_picker_until_it_closes(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """The picker is a modal dialog: while it asks, the page behind it is inert, and Tab and
+    Shift+Tab go round its buttons (Night Maiden, Silverstar, Cancel), never out into the
+    page. Escape closes it, and the focus is back on the move's button that opened it."""
+    _, editor = editor_before_the_first_scene(http, open_page)
+    start = editor.get_by_role("button", name="Start the scene")
+    picker = editor.get_by_role("dialog")
+    start.focus()
+    editor.keyboard.press("Enter")
+    expect(picker).to_be_visible()
+    assert picker.evaluate("dialog => dialog.matches(':modal')")
+    # From Night Maiden, twice round each way.
+    for name in ["Silverstar", "Cancel", "Night Maiden", "Silverstar", "Cancel", "Night Maiden"]:
+        editor.keyboard.press("Tab")
+        expect(picker.get_by_role("button", name=name)).to_be_focused()
+    for name in ["Cancel", "Silverstar", "Night Maiden", "Cancel", "Silverstar", "Night Maiden"]:
+        editor.keyboard.press("Shift+Tab")
+        expect(picker.get_by_role("button", name=name)).to_be_focused()
+    # The page behind is out of reach: not even its own focus() can take the keyboard there.
+    editor.locator("#narration").evaluate("box => box.focus()")
+    expect(picker.get_by_role("button", name="Night Maiden")).to_be_focused()
+    editor.keyboard.press("Escape")
+    expect(picker).to_be_hidden()
+    expect(start).to_be_focused()
+    assert not editor.errors, editor.errors
+
+
+def test_a_choice_refused_closes_the_picker_and_the_refusal_is_read_out(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """The board may change between the picker's question and its answer: a choice refused
+    closes the picker, which would hide the refusal (the page behind it is inert), and the
+    refusal is in the moves' alert, the focus back on the move. Here the server's answer to
+    the choice is that of a hero who is not one (C-PROM-2)."""
+    table, editor = editor_before_the_first_scene(http, open_page)
+    no_hero = next(ch["id"] for ch in table.query("characters") if not ch["hero"])
+    refused = table.send({"type": "capees.start_scene", "featured": no_hero}, seat=1)
+    assert refused.status_code == 422, refused.text
+    start = editor.get_by_role("button", name="Start the scene")
+    picker = editor.get_by_role("dialog")
+    start.focus()
+    editor.keyboard.press("Enter")
+    expect(picker).to_be_visible()
+    editor.route("**/commands", lambda route: route.fulfill(
+        status=422, headers=dict(refused.headers), body=refused.content))
+    editor.keyboard.press("Enter")  # Night Maiden
+    expect(picker).to_be_hidden()
+    expect(editor.get_by_role("alert").filter(has_text="C-PROM-2")).to_contain_text(
+        refused.json()["detail"])
+    expect(start).to_be_focused()
+    assert not editor.errors, editor.errors
 
 
 @pytest.mark.parametrize(("edition", "abilities", "field", "rule"), [
