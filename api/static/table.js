@@ -400,31 +400,59 @@
     return S.record && S.record.reverted.some(([a, b]) => a <= position && position <= b);
   }
 
+  /* What the log's entry of a move (a command's events) shows, in a word: an entry whose key
+     is the same need not be drawn again. */
+  const logKey = (first, events) =>
+    `${first}-${events[events.length - 1].position}${isReverted(first) ? "-reverted" : ""}`;
+
+  function logEntry(first, events) {
+    const head = events[0];
+    const game = events.filter((e) => !RECORD_EVENTS.has(e.type));
+    const types = events.map((e) => human(e.type));
+    const narration = events.map((e) => e.narration).filter(Boolean).join(" ");
+    const reverted = isReverted(first);
+    return el("li", {
+      class: (reverted ? "reverted " : "") + (game.length ? "" : "record"),
+      dataset: { position: first, last: events[events.length - 1].position, key: logKey(first, events) },
+    },
+    el("span", { class: "pos" }, `#${first}`), " ",
+    el("span", { class: "by" }, head.seat ? player(head.seat) : "table"), " · ",
+    el("span", { class: "what" }, types.join(", ")),
+    narration ? el("q", { class: "narration" }, narration) : "",
+    reverted ? el("span", { class: "meta" }, " (reverted)") : "");
+  }
+
+  /* The log: the new moves are added at its end, and the entries already there stay as they
+     are (the same elements). It was drawn anew on every board, and a screen reader reading it
+     lost its place each time anyone moved. It is drawn anew only when an entry there changed:
+     an undo or a rewind marks moves reverted. */
   function renderLog() {
     const log = $("log");
-    const items = [];
     // The last LOG_SHOWN moves (the export holds them all): a long campaign stays quick.
     const all = [...S.commands];
-    if (all.length > LOG_SHOWN) {
-      items.push(el("li", { class: "record" }, `${all.length - LOG_SHOWN} earlier moves not shown: see the export`));
-    }
-    for (const [first, events] of all.slice(-LOG_SHOWN)) {
-      const head = events[0];
-      const game = events.filter((e) => !RECORD_EVENTS.has(e.type));
-      const types = events.map((e) => human(e.type));
-      const narration = events.map((e) => e.narration).filter(Boolean).join(" ");
-      items.push(el("li", {
-        class: (isReverted(first) ? "reverted " : "") + (game.length ? "" : "record"),
-        dataset: { position: first, last: events[events.length - 1].position },
-      },
-      el("span", { class: "pos" }, `#${first}`), " ",
-      el("span", { class: "by" }, head.seat ? player(head.seat) : "table"), " · ",
-      el("span", { class: "what" }, types.join(", ")),
-      narration ? el("q", { class: "narration" }, narration) : "",
-      isReverted(first) ? el("span", { class: "meta" }, " (reverted)") : ""));
-    }
+    const shown = all.slice(-LOG_SHOWN);
+    const keys = shown.map(([first, events]) => logKey(first, events));
     const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 30;
-    log.replaceChildren(...items);
+    const drawn = [...log.querySelectorAll("li[data-key]")];
+    const drawnKeys = drawn.map((li) => li.dataset.key);
+    // The entries drawn are the first ones to show, as they are; or, when the oldest went past
+    // LOG_SHOWN, all but those (they go).
+    const gone = drawn.length && keys.length ? drawnKeys.indexOf(keys[0]) : 0;
+    const adds = gone !== -1 && drawn.length - gone <= keys.length
+      && drawnKeys.slice(gone).every((key, i) => key === keys[i]);
+    const earlier = all.length - shown.length;
+    const note = earlier ? `${earlier} earlier moves not shown: see the export` : "";
+    if (!adds) {
+      log.replaceChildren(...(note ? [el("li", { class: "record earlier" }, note)] : []),
+        ...shown.map(([first, events]) => logEntry(first, events)));
+    } else {
+      for (const li of drawn.slice(0, gone)) li.remove();
+      const said = log.querySelector("li.earlier");
+      if (!note && said) said.remove();
+      else if (note && !said) log.prepend(el("li", { class: "record earlier" }, note));
+      else if (note && said.textContent !== note) said.textContent = note;
+      log.append(...shown.slice(drawn.length - gone).map(([first, events]) => logEntry(first, events)));
+    }
     if (atEnd) log.scrollTop = log.scrollHeight;
   }
 

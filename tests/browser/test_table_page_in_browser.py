@@ -796,6 +796,61 @@ def test_the_log_says_what_it_is_when_the_keyboard_reaches_it(
     expect(ana.get_by_role("list", name="The log")).to_be_focused()
 
 
+def test_an_entry_of_the_log_stays_the_same_element_while_moves_are_added(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """A screen reader reading the log keeps its place as the table plays on: Ben's move is
+    added at the log's end, and the entries there stay the very elements they were (the log was
+    drawn anew on every board). Ben's undo marks his move reverted (R-REC-1), which draws the
+    log anew."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    said = table.play("Rain hammers the docks", c.Narrate(seat=2, text="Rain"))["version"]
+    ana = open_page(table, table.tokens[1])
+    entry = ana.locator(f"#log li[data-position='{said}']")
+    expect(entry).to_contain_text("Rain hammers the docks")
+    entry.evaluate("li => { window.readingAt = li; }")
+    again = table.play("Thunder rolls over the bay", c.Narrate(seat=2, text="Thunder"))[
+        "version"]
+    see([ana], table.version())
+    expect(ana.locator("#log li").last).to_contain_text("Thunder rolls over the bay")
+    assert entry.evaluate("li => li === window.readingAt"), "the log was drawn anew"
+    assert ana.locator(f"#log li[data-position='{said}']").count() == 1
+    assert table.send({"type": "undo"}, seat=2).status_code == 200
+    see([ana], table.version())
+    expect(ana.locator(f"#log li.reverted[data-position='{again}']")).to_contain_text(
+        "(reverted)")
+    expect(ana.locator(f"#log li[data-position='{said}']")).not_to_have_class(
+        re.compile("reverted"))
+    assert not ana.errors, ana.errors
+
+
+def test_a_long_log_lets_its_oldest_entry_go_and_keeps_the_others_as_they_are(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """The log shows the last 300 moves: the 301st from the end goes when a move is added,
+    the count of those not shown goes up, and the entries still shown stay the same elements."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    said = [table.play(f"Drop {n}", c.Narrate(seat=2, text="Drip"))["version"]
+            for n in range(302)]
+    ana = open_page(table, table.tokens[1])
+    log = ana.get_by_role("list", name="The log")
+    expect(log.locator("li").last).to_contain_text("Drop 301")
+    expect(log.locator("li").first).to_have_text(re.compile(r"^\d+ earlier moves not shown"))
+    earlier = int(log.locator("li").first.text_content().split()[0])
+    oldest = log.locator("li").nth(1).get_attribute("data-position")
+    kept = log.locator(f"li[data-position='{said[-1]}']")
+    kept.evaluate("li => { window.readingAt = li; }")
+    table.play("Drop 302", c.Narrate(seat=2, text="Drip"))
+    see([ana], table.version())
+    expect(log.locator("li").last).to_contain_text("Drop 302")
+    expect(log.locator("li").first).to_have_text(f"{earlier + 1} earlier moves not shown: "
+                                                 "see the export")
+    expect(log.locator(f"li[data-position='{oldest}']")).to_have_count(0)
+    assert kept.evaluate("li => li === window.readingAt"), "the log was drawn anew"
+    assert log.locator("li").count() == 301
+    assert not ana.errors, ana.errors
+
+
 def test_a_moves_form_is_cleared_once_its_move_is_made_and_no_other(
     http: httpx.Client, open_page: Opener
 ) -> None:
