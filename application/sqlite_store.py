@@ -317,12 +317,87 @@ def checkpoint_elsewhere(datastore: SQLiteDatastore) -> None:
     on_each_connection(datastore, "PRAGMA wal_autocheckpoint=0")
 
 
-def lock_path(db_name: str) -> str:
-    """The file whose lock makes a process the checkpointer of SQLite file ``db_name`` (a path
-    or a ``file:`` URI): ``<file>-checkpointer``, beside SQLite's own ``-wal`` and ``-shm``."""
+def lock_path(db_name: str, role: str = "checkpointer") -> str:
+    """The file whose lock makes a process the one that does ``role`` for SQLite file
+    ``db_name`` (a path or a ``file:`` URI): ``<file>-<role>``, beside SQLite's own ``-wal``
+    and ``-shm`` (the checkpointer's by default; the read models' runner's is ``-runner``,
+    :mod:`projections.election`)."""
     path = db_name.removeprefix("file:").split("?", 1)[0] if db_name.startswith("file:") \
         else db_name
-    return f"{path}-checkpointer"
+    return f"{path}-{role}"
+
+
+class LockFile:
+    """A file whose exclusive ``flock`` makes one process at a time the one that does
+    something for an SQLite file: its checkpoints (:class:`Checkpointer`), its read models
+    (:mod:`projections.election`). Taken without waiting; let go by :meth:`release`, or by the
+    kernel when the process ends, however it ends (a ``SIGKILL`` too), so a process that dies
+    never leaves it taken.
+
+    The holder may write a line into the file saying who it is (:meth:`note`); another process
+    reads it with :func:`held_by` while the lock is held (the line of a holder that is gone
+    stays in the file, and means nothing once the lock is free)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        #: The open lock file while this process holds the lock, else None.
+        self._fd: int | None = None
+
+    @property
+    def held(self) -> bool:
+        """Whether this process holds the lock (through this object)."""
+        return self._fd is not None
+
+    def claim(self) -> bool:
+        """Take the lock if no other process holds it (never waits); whether this process
+        holds it. Raises ``OSError`` when the file cannot be made or opened (a folder we may
+        not write to): the caller decides what that means."""
+        if self._fd is not None:
+            return True
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            # A lock of its own open file: two objects in one process exclude each other too.
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        self._fd = fd
+        return True
+
+    def note(self, line: str) -> None:
+        """Write ``line`` into the held lock file in place of what was there (who holds it)."""
+        if self._fd is None:
+            return
+        with contextlib.suppress(OSError):  # only a note: the lock is what counts
+            os.ftruncate(self._fd, 0)
+            os.pwrite(self._fd, line.encode() + b"\n", 0)
+
+    def release(self) -> None:
+        """Let go of the lock (nothing if not held)."""
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)  # the lock goes with the file's last descriptor
+            self._fd = None
+
+
+def held_by(path: str) -> str | None:
+    """What the process holding the lock of lock file ``path`` wrote into it (``""`` if
+    nothing), or None when no process holds it (or there is no such file). Looks without
+    waiting: it takes a shared lock for an instant, which a claim made at that very moment
+    finds taken (it tries again at its next round)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return os.pread(fd, 4096, 0).decode(errors="replace").strip()
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
 
 
 class Checkpointer:
@@ -347,8 +422,8 @@ class Checkpointer:
         self.checkpoints = 0
         #: Checkpoints that started an overgrown log again from its beginning.
         self.restarts = 0
-        #: The open lock file while this process is the file's checkpointer, else None.
-        self._lock: int | None = None
+        #: Held while this process is the file's checkpointer.
+        self._lock = LockFile(lock_path(db_name))
         self._owner = weakref.ref(owner)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="capes-checkpoints", daemon=True)
@@ -365,30 +440,18 @@ class Checkpointer:
     @property
     def elected(self) -> bool:
         """Whether this process is the file's checkpointer (see :meth:`claim`)."""
-        return self._lock is not None
+        return self._lock.held
 
     def claim(self) -> bool:
         """Become the file's checkpointer if no other process is (never waits)."""
-        if self._lock is not None:
-            return True
         try:
-            fd = os.open(lock_path(self.db_name), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            return self._lock.claim()
         except OSError:  # a folder we may not write to: checkpoint like before, unelected
             log.debug("no checkpointer lock beside %s", self.db_name, exc_info=True)
             return True
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            return False
-        self._lock = fd
-        return True
 
     def _release(self) -> None:
-        if self._lock is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._lock)  # the lock goes with the file's last descriptor
-            self._lock = None
+        self._lock.release()
 
     def checkpoint(self, connection: sqlite3.Connection) -> tuple[int, int, int]:
         """One checkpoint: (busy, pages in the log, pages checkpointed).
