@@ -15,7 +15,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import psycopg
 
 
 def _setting(env: Mapping[str, str], key: str, default: str = "") -> str:
@@ -23,20 +26,27 @@ def _setting(env: Mapping[str, str], key: str, default: str = "") -> str:
     return default if value is None else str(value)
 
 
+def connect_postgres(env: Mapping[str, Any], **options: Any) -> psycopg.Connection[Any]:
+    """A connection of its own (autocommit, outside the store's pools) to the PostgreSQL
+    database of eventsourcing's settings ``env``, for a session-level lock: the lock is the
+    session's, and goes with the connection. ``options``: more of libpq's connection
+    parameters."""
+    import psycopg
+
+    return psycopg.connect(
+        host=_setting(env, "POSTGRES_HOST"), port=int(_setting(env, "POSTGRES_PORT", "5432")),
+        dbname=_setting(env, "POSTGRES_DBNAME"), user=_setting(env, "POSTGRES_USER"),
+        password=_setting(env, "POSTGRES_PASSWORD"), autocommit=True,
+        connect_timeout=int(float(_setting(env, "POSTGRES_CONNECT_TIMEOUT", "30"))), **options)
+
+
 @contextlib.contextmanager
 def creating_tables(env: Mapping[str, Any]) -> Iterator[None]:
     """Hold the store's table-creation lock (none for an in-memory store)."""
     module = _setting(env, "PERSISTENCE_MODULE", "eventsourcing.popo")
     if module.endswith("postgres"):
-        import psycopg
-
         schema = _setting(env, "POSTGRES_SCHEMA") or "public"
-        with psycopg.connect(
-            host=_setting(env, "POSTGRES_HOST"), port=int(_setting(env, "POSTGRES_PORT", "5432")),
-            dbname=_setting(env, "POSTGRES_DBNAME"), user=_setting(env, "POSTGRES_USER"),
-            password=_setting(env, "POSTGRES_PASSWORD"), autocommit=True,
-            connect_timeout=int(float(_setting(env, "POSTGRES_CONNECT_TIMEOUT", "30"))),
-        ) as conn:
+        with connect_postgres(env) as conn:
             key = f"capes: creating tables in {schema}"
             conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
             try:

@@ -96,9 +96,9 @@ def workers_warnings(workers: int, environ: Mapping[str, str]) -> list[str]:
 
     if mode(environ) == "internal":
         warnings.append(
-            f"{workers} workers each run the read models (CAPES_PROJECTIONS=internal): they "
-            "repeat each other's work; leave CAPES_PROJECTIONS unset and `capes serve` runs "
-            "them once, in a process of their own")
+            f"{workers} workers with CAPES_PROJECTIONS=internal: one of them at a time runs the "
+            "read models, in a thread beside its requests (the others stand by); leave "
+            "CAPES_PROJECTIONS unset and `capes serve` runs them in a process of their own")
     warnings.append(
         f"{workers} workers each count the rate limit (CAPES_RATE_LIMIT) on their own: a "
         f"client may send up to {workers} times the limit")

@@ -5,12 +5,15 @@
   log and keep the read models up to date (``capes serve`` starts one for its workers, at
   ``--priority idle``: :mod:`cli.priority`; by hand, for servers run with
   ``CAPES_PROJECTIONS=external``), until SIGINT or SIGTERM. With ``CAPES_READ_MODELS_WAKE`` (a
-  socket path), servers waiting for a position wake it.
+  socket path), servers waiting for a position wake it. One runner of a store runs at a time
+  (:mod:`projections.election`): another one running, it stands by and takes over when that
+  one stops.
 - ``capes projections rebuild [--name N …]``: empty read models and replay the whole log into
   them, with a progress bar.
 - ``capes projections status``: each read model's position against the store's last event,
   and its layout (read models of another layout than this release's are rebuilt from the log
-  by whoever runs them, when it starts: :meth:`projections.service.ReadModels.upgrade`).
+  by whoever runs them, when it starts: :meth:`projections.service.ReadModels.upgrade`), and
+  which process runs them.
 - ``capes analytics CAMPAIGN [--json]`` or ``capes analytics --all [--json]``: the figures.
 - ``capes campaigns [SEARCH] [--open | --closed] [--limit N]``: the campaign directory.
 
@@ -91,7 +94,7 @@ def _run(args: argparse.Namespace) -> int:
     # servers' processes do): a restart of its log holds every writer while it runs, and a
     # process that gets the CPU only when nothing else wants it must hold nobody.
     with _read_models(_names(args), linger=linger, latest_every=latest_every, poll=args.poll,
-                      checkpoints=not idle) as read_models:
+                      checkpoints=not idle, woken_at=wake or None) as read_models:
         status = read_models.status()
         print(f"Following {describe_store()} for {', '.join(read_models.models)}: the store is "
               f"at {status['head']}, the read models at {status['positions']}{how}",
@@ -163,6 +166,11 @@ def _status(args: argparse.Namespace) -> int:
                   + (f"  ({behind} behind)" if behind else "")
                   + (f"  (this release writes layout {current}: rebuilt when the read models "
                      "next start)" if layout != current else ""))
+        if status["election"] is not None:
+            runner = status["runner"]
+            print(f"run by {runner}" if runner is not None else
+                  "run by nobody now: the next runner to start or to try again takes over "
+                  "(`capes serve`, `capes projections run`)")
     return 0
 
 

@@ -13,6 +13,9 @@ The same object serves three uses: a background thread in the server (:meth:`sta
 foreground loop of ``capes projections run`` (:meth:`run_forever`) and a rebuild
 (:meth:`catch_up` to the head). :meth:`wait` gives read-your-writes: in the process that runs
 the read models it catches them up itself, at once; elsewhere it polls their tracking.
+
+The first two take part in the store's election (:mod:`projections.election`): one runner of
+a store runs at a time, the others stand by and take over when it stops.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from uuid import UUID
 import msgspec
 from eventsourcing.persistence import DataError, IntegrityError, MapperDeserialisationError
 
+from .election import STANDBY_RETRY, Election, Holder
 from .model import Change, Folds, ReadModel
 from .views import Write, write_all
 
@@ -95,7 +99,8 @@ class Catchup:
 
     def __init__(self, app: Campaigns, models: Sequence[ReadModel], folds: Folds | None = None,
                  *, batch: int = BATCH, poll: float = POLL, linger: float = LINGER,
-                 latest_every: float = LATEST_EVERY) -> None:
+                 latest_every: float = LATEST_EVERY, election: Election | None = None,
+                 standby_retry: float = STANDBY_RETRY) -> None:
         if not models:
             raise ValueError("no read models to run")
         self.app = app
@@ -130,6 +135,16 @@ class Catchup:
         self._pending_since: float | None = None
         #: Set by hurry(): the next step of the background thread writes what is pending.
         self._hurried = False
+        #: The store's election of the runner that runs (None: this one always does).
+        self.election = election
+        #: Seconds between two tries of the election while another runner runs.
+        self.standby_retry = standby_retry
+        #: Whether another process runs the read models and this runner waits its turn.
+        self.standing_by = False
+        #: Who ran them when this runner began to stand by (for the line it logs).
+        self._holder: Holder | None = None
+        #: Whether the thread that listens to the store (PostgreSQL) runs.
+        self._listening = False
 
     # -- positions ---------------------------------------------------------------------------
 
@@ -316,8 +331,14 @@ class Catchup:
         for the background thread. Otherwise poll their tracking in the store (another process
         runs them), every 5 ms at first, backing off to 100 ms, calling ``nudge`` before each
         look (it tells that process someone waits: :class:`~projections.wake.Wake`).
+        A runner that stands by never drives: it waits for the one that runs, and nudges it
+        (:meth:`~projections.election.Election.nudge`) unless told another way.
         """
         deadline = time.monotonic() + timeout
+        if self.standing_by:
+            drive = False  # one runner at a time: the other process's
+            if nudge is None and self.election is not None:
+                nudge = self.election.nudge
         if not drive:
             pause = 0.005
             while True:
@@ -351,20 +372,60 @@ class Catchup:
     # -- running -----------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Follow the log in a background thread until :meth:`stop`."""
+        """Follow the log in a background thread until :meth:`stop`, when this runner is
+        elected; else stand by in it, and take over when the runner that runs stops."""
         if self._thread is not None:
             return
         self._stopping.clear()
-        self._listen()
+        # At once, not in the thread's first round: a query that comes before it must know
+        # whether this process runs the read models (it catches them up itself) or not.
+        self.elect()
         self._thread = threading.Thread(target=self._loop, name="capes-read-models",
                                         daemon=True)
         self._thread.start()
+
+    def elect(self) -> bool:
+        """Whether this runner is to run the read models now: it holds the store's election
+        (:mod:`projections.election`; without one, it always runs). Tried without waiting.
+
+        A runner that begins to stand by logs one line saying who runs them, and one more
+        when it takes over; either way what it gathered is dropped and its positions are read
+        again from the store (the other runner moved them)."""
+        election = self.election
+        if election is None:
+            return True
+        if election.claim():
+            if self.standing_by:
+                with self._lock:
+                    self.standing_by = False
+                    self.folds.clear()
+                    self._drop()
+                    self._positions = {}  # read at the first step
+                log.warning("read models: %s runs them now, taking over from %s", election.me,
+                            self._holder or "another process")
+            return True
+        if not self.standing_by:
+            with self._lock:
+                self.standing_by = True
+                self.folds.clear()
+                self._drop()
+                self._positions = {}
+            try:
+                self._holder = election.holder()
+            except Exception:  # the store is down: the next tries will tell
+                self._holder = None
+            log.warning("read models: standing by: %s runs them (%s); this process takes over "
+                        "when it stops (it tries every %g s)", self._holder or "another process",
+                        election.where, self.standby_retry)
+        return False
 
     def _listen(self) -> None:
         """On PostgreSQL, wake up when the store says something was stored (LISTEN on the
         channel its recorder NOTIFYs in every insert, by any process), rather than poll every
         ``poll`` seconds: the read models follow other processes' writes at once, and the
-        poll becomes a safety net (:data:`LISTENING_POLL`). Other stores: nothing to do."""
+        poll becomes a safety net (:data:`LISTENING_POLL`). And when a reader in another
+        process waits for them (LISTEN on the election's wake channel:
+        :meth:`~projections.election.Election.nudge`). Other stores: nothing to do."""
         recorder = self.app.recorder
         channel = getattr(recorder, "channel_name", None)
         datastore = getattr(recorder, "datastore", None)
@@ -372,22 +433,32 @@ class Catchup:
             return
         from psycopg.sql import SQL, Identifier
 
+        wake: str | None = getattr(self.election, "channel", None)
+
         def listen() -> None:
-            while not self._stopping.is_set():
-                try:
-                    # A connection of the store's pool, as eventsourcing's own subscription
-                    # does (autocommit: the LISTEN takes effect at once).
-                    with datastore.get_connection() as conn:  # type: ignore[union-attr]
-                        conn.execute(SQL("LISTEN {0}").format(Identifier(channel)))
-                        self.poke()  # whatever was stored before the LISTEN
-                        while not self._stopping.is_set():
-                            for _ in conn.notifies(timeout=0.5, stop_after=1):
-                                self.poke()
-                except Exception:
-                    log.exception("listening to the store failed; polling meanwhile")
-                    self._stopping.wait(RETRY)
+            try:
+                while not self._stopping.is_set():
+                    try:
+                        # A connection of the store's pool, as eventsourcing's own subscription
+                        # does (autocommit: the LISTEN takes effect at once).
+                        with datastore.get_connection() as conn:  # type: ignore[union-attr]
+                            for name in (channel, wake) if wake else (channel,):
+                                conn.execute(SQL("LISTEN {0}").format(Identifier(name)))
+                            self.poke()  # whatever was stored before the LISTEN
+                            while not self._stopping.is_set():
+                                for notify in conn.notifies(timeout=0.5, stop_after=1):
+                                    if notify.channel != wake:
+                                        self.poke()
+                                    elif not self.standing_by:  # (never passed on: see hurry)
+                                        self._hurry_here()
+                    except Exception:
+                        log.exception("listening to the store failed; polling meanwhile")
+                        self._stopping.wait(RETRY)
+            finally:
+                self._listening = False
 
         self.poll = max(self.poll, LISTENING_POLL)
+        self._listening = True
         threading.Thread(target=listen, name="capes-read-models-listen", daemon=True).start()
 
     def poke(self) -> None:
@@ -397,7 +468,15 @@ class Catchup:
 
     def hurry(self) -> None:
         """A reader waits for the read models (read-your-writes, in another process): look now,
-        without the linger, and write what is gathered."""
+        without the linger, and write what is gathered. A runner that stands by passes it on
+        to the one that runs (the servers' readers wake the read models' process of their
+        own server, whichever runs)."""
+        if self.standing_by and self.election is not None:
+            self.election.nudge()
+            return
+        self._hurry_here()
+
+    def _hurry_here(self) -> None:
         self._hurried = True
         self._hurry.set()
         self._wake.set()
@@ -416,12 +495,19 @@ class Catchup:
         ``between`` is called after every step (``capes projections run``: its collector)."""
         if stop is not None:
             self._stopping = stop
-        self._listen()
         self._loop(between)
 
     def _loop(self, between: Callable[[], None] | None = None) -> None:
         retry = RETRY
         while not self._stopping.is_set():
+            if not self.elect():
+                # Another process runs them: try again in a while (its lock goes with it).
+                if between is not None:
+                    between()
+                self._stopping.wait(self.standby_retry)
+                continue
+            if not self._listening:
+                self._listen()
             hurried, self._hurried = self._hurried, False
             try:
                 read = self.step(flush=hurried or self._latest_due())
@@ -454,9 +540,13 @@ class Catchup:
             if poked and self.linger:
                 self._hurry.wait(min(self.linger, self._idle_for()))  # cut short by hurry()
             self._hurry.clear()
-        # Stopping: what is gathered is written (else it is read again at the next start).
-        with contextlib.suppress(Exception):
-            self.step(flush=True)
+        # Stopping: what is gathered is written (else it is read again at the next start),
+        # then the next runner may take over.
+        if not self.standing_by:
+            with contextlib.suppress(Exception):
+                self.step(flush=True)
+        if self.election is not None:
+            self.election.release()
 
     def _latest_due(self) -> bool:
         """Whether the latest-state read models' changes are to be written now (not gathered)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID
 
@@ -18,6 +18,7 @@ from application.schema_lock import creating_tables
 from .analytics import Analytics, AnalyticsModel
 from .board import Board, BoardModel
 from .directory import DirectoryModel
+from .election import STANDBY_RETRY, Election, election_for
 from .ledgers import Ledgers, LedgersModel
 from .model import Folds, ReadModel
 from .runner import BATCH, LATEST_EVERY, LINGER, Catchup, Progress
@@ -36,7 +37,8 @@ MODELS: dict[str, type[ReadModel]] = {
 #: ``process`` (the default of ``capes serve``): ``capes serve`` runs the read models in one
 #: process of its own beside its workers (elsewhere, as ``internal``); ``internal``: the
 #: server runs them in a background thread of each worker; ``external``: another process does
-#: (``capes projections run``), the server only reads.
+#: (``capes projections run``), the server only reads. Whichever runs them, one runner of a
+#: store runs at a time (:mod:`projections.election`): the others stand by.
 MODE = "CAPES_PROJECTIONS"
 MODES = ("process", "internal", "external")
 
@@ -64,7 +66,8 @@ class ReadModels:
     def __init__(self, app: Campaigns, names: Sequence[str] | None = None, *,
                  runs: bool = True, batch: int = BATCH, poll: float = 0.2,
                  linger: float = LINGER, latest_every: float = LATEST_EVERY,
-                 wake: Wake | None = None) -> None:
+                 wake: Wake | None = None, woken_at: str | None = None,
+                 standby_retry: float = STANDBY_RETRY) -> None:
         unknown = set(names or ()) - set(MODELS)
         if unknown:
             raise ValueError(f"no read model {', '.join(sorted(unknown))}; "
@@ -86,8 +89,16 @@ class ReadModels:
             name: model(open_view(self.factory, model.views), folds)
             for name, model in MODELS.items() if names is None or name in names
         }
+        #: The store's election of the one runner that runs these read models (None: a store
+        #: in memory, only this process's). ``woken_at``: the wake socket this process listens
+        #: on (``capes projections run``), which it tells the others when it runs them.
+        self.election: Election | None = election_for(
+            self.factory, "all" if len(self.models) == len(MODELS) else "+".join(self.models),
+            woken_at)
         self.runner = Catchup(app, list(self.models.values()), folds, batch=batch, poll=poll,
-                              linger=linger, latest_every=latest_every)
+                              linger=linger, latest_every=latest_every,
+                              election=self.election if runs else None,
+                              standby_retry=standby_retry)
         self._across: tuple[float, Analytics] | None = None
         #: Tells the process that runs the read models that a reader waits (None: it polls).
         self.wake = wake
@@ -149,12 +160,15 @@ class ReadModels:
     # -- running -----------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Follow the log in a background thread, if this process runs the read models."""
+        """Follow the log in a background thread, if this process runs the read models (when
+        another runner of the store runs, the thread stands by until it stops)."""
         if self.runs:
             self.runner.start()
 
     def close(self) -> None:
         self.runner.stop()
+        if self.election is not None:
+            self.election.close()  # (the runner let go of it as it stopped: belt and braces)
         self.factory.close()
         if self.unsynced is not None:
             self.unsynced.release()  # after the connections: the last one syncs the file
@@ -163,9 +177,14 @@ class ReadModels:
 
     def wait(self, position: int | None, names: Sequence[str], timeout: float) -> bool:
         """Whether the named read models have caught up with ``position`` (None: the store's
-        head now) within ``timeout`` seconds."""
+        head now) within ``timeout`` seconds. Run by another process, they are polled and that
+        process is woken: through this server's wake socket (its read models' process, which
+        passes it on if it stands by), else through the store's election."""
+        nudge: Callable[[], None] | None = self.wake
+        if nudge is None and self.election is not None and not self.runs:
+            nudge = self.election.nudge
         return self.runner.wait(self._target(position), names, timeout, drive=self.runs,
-                                nudge=self.wake)
+                                nudge=nudge)
 
     def beyond(self, position: int | None) -> int | None:
         """The store's head when ``position`` is past it (no wait can reach a position the
@@ -184,12 +203,13 @@ class ReadModels:
         """Whether read model ``name`` has ``position`` (None: the store's head), for a
         document the caller can also render from the campaign's state.
 
-        When this process runs the read models, a query does not wait for them nor do their
-        work: behind, it is answered from the campaign's state, which is the same document
-        (and is in memory). Catching up in the request made every query right after a command
-        do the read models' work, on the request's thread, in turn with the background thread
-        (measured: a board query cost several times a command). Another process's read models
-        are waited for, up to ``timeout``."""
+        When this process runs the read models (or stands by to run them, another runner of
+        the store running them), a query does not wait for them nor do their work: behind, it
+        is answered from the campaign's state, which is the same document (and is in memory).
+        Catching up in the request made every query right after a command do the read models'
+        work, on the request's thread, in turn with the background thread (measured: a board
+        query cost several times a command). Another process's read models are waited for, up
+        to ``timeout``."""
         if not self.runs:
             return self.wait(position, [name], timeout)
         if self.runner.position([name]) >= self._target(position):
@@ -239,9 +259,14 @@ class ReadModels:
         return self.runner.position(), time.perf_counter() - started
 
     def status(self) -> dict[str, Any]:
-        """Each read model's position and stored layout, and the store's head."""
+        """Each read model's position and stored layout, the store's head, and who runs them
+        (``runner``: a :class:`~projections.election.Holder`, None when nobody does now;
+        ``election``: where the lock is, None for a store only this process sees)."""
+        election = self.election
         return {"head": self.runner.head(), "positions": self.runner.refresh(),
-                "layouts": {name: m.store.layout() for name, m in self.models.items()}}
+                "layouts": {name: m.store.layout() for name, m in self.models.items()},
+                "runner": election.holder() if election is not None else None,
+                "election": election.where if election is not None else None}
 
 
 def open_read_models(app: Campaigns, names: Sequence[str] | None = None, *,
