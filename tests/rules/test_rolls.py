@@ -19,6 +19,7 @@ from play_helpers import (
     conflict,
     decide,
     die_value,
+    end_turn,
     filler_turn,
     inspiration_of,
     next_page,
@@ -48,6 +49,7 @@ from domain.capes.events import (
     RollRejected,
     TurnEnded,
 )
+from domain.capes.moves import waiting_for
 from domain.capes.rolls import asked
 from domain.errors import ChoiceRequired
 
@@ -481,6 +483,34 @@ def test_a_seat_that_cannot_react_is_passed_over() -> None:
     t(c.PassReaction(seat=BRUTE))
     assert asked(t.state) == AURORA
     react = c.React(seat=MIA, character=MIA, ability=skill(3), value=2)
+    given(t.events).when(react).refused("R-REACT-1")
+
+
+def test_a_seat_whose_high_enough_abilities_are_all_blocked_is_passed_over() -> None:
+    """R-X-REACT-1 / R-ABIL-1: only Mia's three abilities rated 3 (a skill, a style, an
+    attitude) can roll a die showing 3. On page 1 she is asked when Brute's roll shows 3, and
+    she uses all three in the scene (a Reaction, her own roll, a Reaction to it), so they are
+    Blocked: on page 2, when Brute's roll shows 3 again, she is passed over."""
+    t = a_scene_with_a_conflict(framer=1)  # Aurora created Event 1; Brute's turn comes next
+    a_turn_with_a_roll(t, BRUTE, power("Brute", 3), die=1, value=3)
+    t(c.AcceptRoll(seat=BRUTE), c.PassReaction(seat=BRUTE))
+    assert asked(t.state) == MIA
+    t.roll(3)(c.React(seat=MIA, character=MIA, ability="Mia style 3"),
+              c.AcceptRoll(seat=MIA, ally=0))
+    end_turn(t, BRUTE)
+    a_turn_with_a_roll(t, MIA, skill(3), die=1, value=3)
+    t(c.AcceptRoll(seat=MIA, ally=0))
+    t.roll(3)(c.React(seat=MIA, character=MIA, ability="Mia attitude 3"),
+              c.AcceptRoll(seat=MIA, ally=0))
+    end_turn(t, MIA)
+    assert set(t.state.characters[MIA].blocked) >= {skill(3), "Mia style 3", "Mia attitude 3"}
+    next_page(t)  # page 2: Brute's seat starts
+    a_turn_with_a_roll(t, BRUTE, power("Brute", 3), die=1, value=3)
+    t(c.AcceptRoll(seat=BRUTE, ally=0), c.PassReaction(seat=BRUTE))
+    assert die_value(t, 1) == 3
+    assert asked(t.state) == AURORA
+    assert waiting_for(t.state) == {AURORA: ("react", "pass_reaction")}
+    react = c.React(seat=MIA, character=MIA, ability=skill(2), value=2)
     given(t.events).when(react).refused("R-REACT-1")
 
 
