@@ -157,10 +157,11 @@ SCRIPT: list[Step] = [
     ("", c.AcceptRoll(seat=ANA)),
     ("", c.PassReaction(seat=ANA)),
     ("", c.PassReaction(seat=BEN)),
-    ("Nightjar believes the King deserves a fair trial", c.StakeDebt(
-        seat=ANA, conflict=CAPTURE, die=2, amount=1, drive="Justice")),
+    # R-X-ROLL-2: the And Then completes Ana's action before she may stake.
     ("...and then the ferry's engine dies in Tempest's gale", c.Narrate(
         seat=BEN, text="...and then the ferry's engine dies", and_then=True)),
+    ("Nightjar believes the King deserves a fair trial", c.StakeDebt(
+        seat=ANA, conflict=CAPTURE, die=2, amount=1, drive="Justice")),
     ("", c.EndTurn(seat=ANA)),
     *_turn_pass(BEN, CLEO),
     ("Tempest hauls the King out of the water", c.Resolve(seat=BEN, conflict=CAPTURE)),

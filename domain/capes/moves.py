@@ -160,8 +160,11 @@ def _turn_moves(state: CampaignState, turn: Turn | None, add: Callable[..., None
             add(seat, "react", "pass_reaction")
         return
     if turn.and_then is not None:
+        # R-X-ROLL-2: the action is not over until its And Then is narrated; nothing else
+        # (no Stake, Split, Schism, Inspiration, nor the turn's end) comes first.
         for seat in turn.and_then.seats:
             add(seat, "narrate")
+        return
     who = state.characters[turn.character]
     if not turn.acted:
         if any(True for _ in _rolls(state, turn, who)):
@@ -178,9 +181,8 @@ def _turn_moves(state: CampaignState, turn: Turn | None, add: Callable[..., None
         add(turn.seat, "schism")
     if any(True for _ in _spends(state, turn.seat)):
         add(turn.seat, "spend_inspiration")
-    if turn.and_then is None:
-        # R-STAKE-4: a turn can always end (after its And Then, which is always possible).
-        add(turn.seat, "end_turn")
+    # R-STAKE-4: a turn can always end (after its And Then, which is always possible).
+    add(turn.seat, "end_turn")
 
 
 def decision_sides(state: CampaignState, turn: Turn, accept: bool) -> list[int]:
@@ -357,6 +359,7 @@ def _turn_candidates(state: CampaignState) -> Iterator[c.Command]:
     if turn.and_then is not None:
         for seat in turn.and_then.seats:
             yield c.Narrate(seat=seat, text="And then...", and_then=True)
+        return  # R-X-ROLL-2: the And Then comes first
     if not turn.acted:
         yield from _rolls(state, turn, who)
         yield from _creations(state, turn.seat, claiming=False)

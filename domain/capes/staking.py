@@ -1,7 +1,8 @@
 """Staking Debt, splitting dice, schisms (R-STAKE-*, R-SPLIT-1, R-SCHISM-1).
 
 All three are moves made before or after the one thing of a turn, never during the action or
-its reactions (R-TURN-1), and only by the player whose turn it is, for the turn's character.
+its reactions, nor while its And Then waits (R-TURN-1, R-X-ROLL-2), and only by the player
+whose turn it is, for the turn's character.
 """
 
 from __future__ import annotations
@@ -24,11 +25,23 @@ replace = msgspec.structs.replace
 
 
 def require_between(state: CampaignState, seat: int) -> Turn:
-    """R-TURN-1: before or after the action, never during it or its reactions."""
+    """R-TURN-1: before or after the action, never during it or its reactions.
+
+    R-X-ROLL-2: an And Then still waiting is part of the action (it completes the action's
+    narration), so Stakes, Splits, Schisms and Inspirations wait for it too."""
     turn = require_turn(state, seat)
     if turn.roll is not None or turn.reactions is not None:
         raise RuleViolation(
             "R-TURN-1", "not during the action or its reactions: wait until they are over"
+        )
+    if turn.and_then is not None:
+        # R-X-ROLL-2: meanwhile a Schism could take a named seat's character off the
+        # Controlling side, and a Schism or an Inspiration could hand control to another
+        # side: the seats named would no longer be the ones R-ROLL-4 asks for.
+        raise RuleViolation(
+            "R-X-ROLL-2",
+            "And Then: the action is not over until a player allied to the controlling side "
+            f"(seat {', '.join(map(str, turn.and_then.seats))}) completes its narration",
         )
     return turn
 

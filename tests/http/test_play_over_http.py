@@ -274,6 +274,22 @@ def test_a_choice_left_out_is_422_with_the_choices_and_the_field_to_fill(table: 
     table.play(narration, command)  # naming the Drive, the same stake is accepted
 
 
+def test_a_stake_before_the_and_then_is_422_naming_r_x_roll_2(table: Table) -> None:
+    """R-X-ROLL-2: Ana's stake after her roll waits for Ben's And Then; sent first, it is
+    refused with the ruling's id and appends nothing, and after the narration it is taken."""
+    step = play_until(table, "...and then the ferry's engine dies in Tempest's gale")
+    narration, and_then = DEMO_STEPS[step]
+    stake_narration, stake = DEMO_STEPS[step + 1]
+    assert isinstance(and_then, c.Narrate) and isinstance(stake, c.StakeDebt)
+    version = table.version()
+    response = table.send(stake, stake_narration)
+    assert response.status_code == 422
+    assert response.json()["rule"] == "R-X-ROLL-2"
+    assert table.version() == version
+    table.play(narration, and_then)
+    table.play(stake_narration, stake)
+
+
 MALFORMED: list[tuple[str, Any, str]] = [
     ("no command", {}, "command"),
     ("an empty ability", {"command": {"type": "roll_die", "ability": "", "conflict": 1,

@@ -143,10 +143,17 @@ def take_turn(t: Table, seat: int, *commands: c.Command) -> Table:
 def end_turn(t: Table, seat: int) -> Table:
     """End the turn, first letting the first named seat complete an And Then (R-ROLL-4)."""
     pass_reactions(t)
+    complete_and_then(t)
+    t(c.EndTurn(seat=seat))
+    return t
+
+
+def complete_and_then(t: Table) -> Table:
+    """The first seat an And Then names completes it, if one waits (R-ROLL-4); the turn goes
+    on only then (R-X-ROLL-2)."""
     turn = t.state.page.turn if t.state.page else None
     if turn is not None and turn.and_then is not None:
         t(c.Narrate(seat=turn.and_then.seats[0], text="And then...", and_then=True))
-    t(c.EndTurn(seat=seat))
     return t
 
 
@@ -215,10 +222,12 @@ def a_roll(
 ) -> Table:
     """A turn that rolls (``where``: ``conflict`` and ``drive``, as for
     :func:`a_turn_with_a_roll`), decides, lets reactions pass, optionally stakes ``stake``
-    Debt (from the same Drive) under the rolled die, and ends (unless ``end`` is False)."""
+    Debt (from the same Drive) under the rolled die once any And Then is completed
+    (R-X-ROLL-2), and ends (unless ``end`` is False)."""
     a_turn_with_a_roll(t, seat, ability, die, value, **where)
     decide(t, seat, accept=accept, ally=ally)
     if stake:
+        complete_and_then(t)
         turn = t.state.page.turn if t.state.page else None
         assert turn is not None
         drive = _drive_for(t, turn.character, where.get("drive"))

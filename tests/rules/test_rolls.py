@@ -1,7 +1,7 @@
 """Using abilities, rolling, the roll decision, reactions and And Then.
 
 Rules: R-ABIL-1, R-ABIL-2, R-ROLL-1, R-ROLL-2, R-ROLL-3, R-REACT-1, R-X-REACT-1, R-ROLL-4,
-R-X-ROLL-1. The cast and the set-ups are in ``play_helpers``.
+R-X-ROLL-1, R-X-ROLL-2. The cast and the set-ups are in ``play_helpers``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from play_helpers import (
     end_turn,
     filler_turn,
     inspiration_of,
+    last_conflict,
     next_page,
     pass_reactions,
     power,
@@ -38,17 +39,21 @@ from domain.capes.events import (
     AndThenRequired,
     CharacterAllied,
     DebtGained,
+    DebtStaked,
     DieRolled,
     Event,
     InspirationRaised,
+    InspirationSpent,
     Narrated,
     ReactionPassed,
     ReactionsClosed,
     ReactionsOpened,
     RollAccepted,
     RollRejected,
+    SideSchismed,
     TurnEnded,
 )
+from domain.capes.model import AndThen
 from domain.capes.moves import waiting_for
 from domain.capes.rolls import asked
 from domain.errors import ChoiceRequired
@@ -593,3 +598,82 @@ def test_narrating_an_and_then_with_none_waiting_is_refused() -> None:
     given(auroras_turn().events).when(
         c.Narrate(seat=AURORA, text="And then...", and_then=True)
     ).refused("R-ROLL-4")
+
+
+# -- R-X-ROLL-2 ------------------------------------------------------------------------------
+
+
+def auroras_own_and_then() -> Table:
+    """Page 1: Mia created Event 1; Aurora rolled its "For" die (die 1) to 4, staked her 2
+    Justice Debt (1 from earlier play) under it and split it 2 + 2 (dice 1 and 3). Page 2,
+    Aurora's turn: she rolls die 1 up to 5 (Debt on Hope) and keeps it; Brute Reacts, rolling
+    it down to 1, which allies him with "Against". "For" (1 + 2) still controls, allied to
+    Aurora alone, and Brute narrated last: Aurora must complete the And Then of her own
+    turn."""
+    t = a_scene_with_a_conflict(debt={AURORA: {"Justice": 1}})
+    a_roll(t, AURORA, power("Aurora", 4), die=1, value=4, drive="Justice", stake=1, end=False)
+    t(c.SplitDie(seat=AURORA, conflict=1, die=1, into=2, drive="Justice"))
+    end_turn(t, AURORA)
+    next_page(t)
+    a_turn_with_a_roll(t, AURORA, power("Aurora", 2), die=1, value=5, drive="Hope")
+    t(c.AcceptRoll(seat=AURORA), c.PassReaction(seat=AURORA))
+    t.roll(1)(c.React(seat=BRUTE, character=BRUTE, ability=power("Brute", 5)),
+              c.AcceptRoll(seat=BRUTE))
+    return pass_reactions(t)
+
+
+def test_an_and_then_is_completed_before_the_turn_stakes() -> None:
+    """R-X-ROLL-2 / R-TURN-1: Brute rejected a 5 and so allied with "For", whose die he could
+    stake under. While Aurora's And Then waits, the stake is refused (the action is not over)
+    and the board offers nothing but her narration; once she has narrated, Brute stakes."""
+    t = brute_rolled_against_aurora(5)(c.RejectRoll(seat=BRUTE))
+    stake = c.StakeDebt(seat=BRUTE, conflict=1, die=1, amount=1)
+    given(t.events).when(stake).refused("R-X-ROLL-2")
+    assert waiting_for(t.state) == {AURORA: ("narrate",)}
+    t(c.Narrate(seat=AURORA, text="...Aurora holds it up", and_then=True))
+    given(t.events).when(stake).then(
+        DebtStaked(character=BRUTE, drive="Undifferentiated", conflict=1, die=1, amount=1)
+    )
+
+
+def test_a_named_seat_does_not_schism_off_the_controlling_side_before_its_and_then() -> None:
+    """R-X-ROLL-2: moving die 3 to a new side would ally Aurora to it, and the new side (2)
+    would control against "For" (1) and "Against" (1): the And Then would then be completed by
+    a seat off the Controlling side, for a side that lost control. It waits for her narration;
+    after it the Schism is hers to make."""
+    t = auroras_own_and_then()
+    assert t.state.page is not None and t.state.page.turn is not None
+    assert t.state.page.turn.and_then == AndThen(conflict=1, side=0, seats=(AURORA,))
+    schism = c.Schism(seat=AURORA, conflict=1, side=0, dice=(3,))
+    given(t.events).when(schism).refused("R-X-ROLL-2")
+    assert waiting_for(t.state) == {AURORA: ("narrate",)}
+    t(c.Narrate(seat=AURORA, text="...and the flood parts around her", and_then=True))
+    after = given(t.events).when(schism).then(
+        SideSchismed(conflict=1, side=0, new_side=2, label="New side", dice=(3,),
+                     character=AURORA),
+        CharacterAllied(character=AURORA, conflict=1, side=2),
+    )
+    assert after.conflicts[1].controlling_side == 2
+
+
+def test_an_inspiration_does_not_take_control_from_a_waiting_and_then() -> None:
+    """R-X-ROLL-2 / R-INSP-1: in scene 2 Brute rolls "For" of the bank robbery up to 3 and
+    keeps it; Aurora Reacts, rolling it down to 2, which allies her with "Against", so Brute
+    must complete the And Then of his own turn. His Inspiration of 4 would first lift
+    "Against" to 4 and take control from "For": refused until he has narrated."""
+    t = a_turn_with_an_inspiration(4)
+    bank = last_conflict(t)
+    roll(t, BRUTE, power("Brute", 1), die=1, value=3, conflict=bank)
+    t(c.AcceptRoll(seat=BRUTE), c.PassReaction(seat=BRUTE), c.PassReaction(seat=MIA))
+    t.roll(2)(aurora_reacts(3), c.AcceptRoll(seat=AURORA))
+    pass_reactions(t)
+    assert t.state.page is not None and t.state.page.turn is not None
+    assert t.state.page.turn.and_then == AndThen(conflict=bank, side=0, seats=(BRUTE,))
+    spend = c.SpendInspiration(seat=BRUTE, inspiration=inspiration_of(t, BRUTE),
+                               conflict=bank, die=2)
+    given(t.events).when(spend).refused("R-X-ROLL-2")
+    t(c.Narrate(seat=BRUTE, text="...and the getaway car stalls", and_then=True))
+    given(t.events).when(spend).then(
+        InspirationSpent(seat=BRUTE, inspiration=inspiration_of(t, BRUTE), conflict=bank,
+                         die=2, before=1, value=4)
+    )
