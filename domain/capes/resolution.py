@@ -1,4 +1,5 @@
-"""The resolution phase: resolving, gloating, deadlocks (R-PAGE-7, R-RES-*, R-GLOAT-1, R-DEAD-1).
+"""The resolution phase: resolving, gloating, deadlocks (R-PAGE-7, R-RES-*, R-GLOAT-1, R-DEAD-1,
+R-X-DEAD-3).
 
 Clockwise from the Starter, each player resolves or gloats on every Conflict whose Controlling
 side they claimed; the page ends by itself once nothing is left to resolve (and no Conflict
@@ -15,7 +16,7 @@ import msgspec
 from ..errors import ChoiceRequired, InvalidReference, RuleViolation
 from ..shared import losing_return
 from .characters import add_debt, stake_limit
-from .commands import DeclareDeadlock, EndPage, Gloat, Resolve
+from .commands import MAX_SIDES, DeclareDeadlock, EndPage, Gloat, Resolve
 from .conflicts import goal_key, seats_allied, sides_of_seat
 from .decider import apply, handle, progression
 from .events import (
@@ -70,13 +71,37 @@ def could_stake(state: CampaignState, c: Conflict, character_id: int) -> bool:
     )
 
 
-def locked(state: CampaignState, c: Conflict) -> bool:
-    """R-DEAD-1: tied, every die a six, and no ally could stake more Debt on it."""
+def schisms_could_untie(c: Conflict) -> bool:
+    """R-X-DEAD-3: whether Schisms (R-SCHISM-1) could leave a single side at the top of the
+    tied ``c``.
+
+    A Schism lowers the side it leaves and makes a new side lower than that side was, so
+    the tie ends when all but one of the sides tied at the top are lowered: each needs a die
+    a character controls and another die that stays behind (moving a side's only die, or
+    all of a new side's dice, leaves the same total on one side), and each Schism needs room
+    for its new side."""
+    top = max(s.total for s in c.sides)
+    tied = [s for s in c.sides if s.total == top]
+    lowerable = [
+        s for s in tied if len(s.dice) >= 2 and any(d.controller is not None for d in s.dice)
+    ]
+    needed = len(tied) - 1
+    return len(lowerable) >= needed and len(c.sides) + needed <= MAX_SIDES
+
+
+def tie_of_sixes(state: CampaignState, c: Conflict) -> bool:
+    """R-DEAD-1 as written: tied, every die a six, and no ally could stake more Debt on it."""
     return (
         c.controlling_side is None
         and all(d.value == 6 for s in c.sides for d in s.dice)
         and not any(could_stake(state, c, ch) for ch in c.allies)
     )
+
+
+def locked(state: CampaignState, c: Conflict) -> bool:
+    """R-DEAD-1: a tie of sixes no ally could stake more Debt on, which no Schism could
+    untie either (R-X-DEAD-3)."""
+    return tie_of_sixes(state, c) and not schisms_could_untie(c)
 
 
 def stale(state: CampaignState, c: Conflict) -> bool:
@@ -427,6 +452,12 @@ def _deadlock(command: DeclareDeadlock, state: CampaignState) -> Iterable[Event]
             "unchanged through a whole page, in the claiming phase)"
         )
     if not deadlockable(state, c):
+        if page.phase == "resolution" and tie_of_sixes(state, c):
+            raise RuleViolation(
+                "R-X-DEAD-3",
+                "a Schism could still untie it: a character controlling a die on a tied side "
+                "may move it to a new side, leaving another side in control",
+            )
         raise RuleViolation(
             "R-DEAD-1",
             "only a tie nobody can change is Deadlocked: every die a six and no ally able to "

@@ -1,9 +1,9 @@
 """Resolving, gloating and deadlocks, and the order of the resolution phase.
 
 Rules: R-RES-1, R-RES-2, R-RES-3, R-X-TOKEN-1, R-RES-4, R-X-RES-1, R-GLOAT-1, R-DEAD-1,
-R-X-GLOAT-1, R-X-DEAD-1, R-PAGE-7. The cast and the set-ups are in ``play_helpers``: by default Mia
-created Event 1; "For" (side 0) is Brute's, "Against" (side 1) Aurora's; on page 2 seat 2
-claimed "For" and seat 1 "Against".
+R-X-GLOAT-1, R-X-DEAD-1, R-X-DEAD-3, R-PAGE-7. The cast and the set-ups are in
+``play_helpers``: by default Mia created Event 1; "For" (side 0) is Brute's, "Against" (side
+1) Aurora's; on page 2 seat 2 claimed "For" and seat 1 "Against".
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from play_helpers import (
     AURORA,
     BRUTE,
     MIA,
+    UNDIFFERENTIATED,
     a_deadlocked_warehouse,
     a_roll,
     a_scene_with_a_conflict,
@@ -30,11 +31,12 @@ from play_helpers import (
     play_on,
     power,
     skill,
+    start_turn,
     take_turn,
     to_resolution,
     until_turn_of,
 )
-from rulebook import Table, given
+from rulebook import Table, given, state_of
 
 from domain.capes import commands as c
 from domain.capes.events import (
@@ -47,6 +49,7 @@ from domain.capes.events import (
     PageEnded,
     PageStarted,
     SceneEnded,
+    SideSchismed,
     TokenGift,
 )
 from domain.capes.model import Stake
@@ -559,6 +562,80 @@ def test_a_page_with_a_possible_deadlock_waits_for_the_starter_to_end_it() -> No
     given(t.events).when(c.EndPage(seat=MIA)).then_includes(
         PageEnded(scene=1, page=1), PageStarted(scene=1, page=2, starter=1)
     )
+
+
+# -- R-X-DEAD-3 ------------------------------------------------------------------------------
+
+
+def a_tie_of_split_sixes() -> Table:
+    """Page 3's resolution phase, waiting for seat 2 to resolve Event 2, while Event 1 stands at
+    "For" [6, 6] against "Against" [6, 6], and no ally could stake more Debt on it (R-DEAD-1).
+
+    Page 1 (Mia, Aurora, Brute): Mia creates Event 1; Aurora rolls "For" (die 1) to 6, stakes
+    1 Justice Debt under it and splits it 3 + 3 (dice 1 and 3): her last Justice Debt; Brute
+    rolls "Against" (die 2) to 6, stakes 1 and splits it 3 + 3 (dice 2 and 4): his last Debt.
+    Page 2 (Aurora, Brute, Mia): Aurora creates Event 2; Brute rolls die 4 to 6 with his style
+    rated 3, Mia die 1 with her skill 3 (both mundane: no Debt). Page 3 (Brute, Mia, Aurora):
+    seat 2 has claimed "For" of Event 2, and Brute rolls it up to 2 with an attitude; Mia rolls
+    die 2 to 6 with her style 3, Aurora die 3 with a power (its Debt on Hope, a Drive she does
+    not stake from on Event 1)."""
+    t = a_scene_with_a_conflict(debt={AURORA: {"Justice": 1}, BRUTE: {UNDIFFERENTIATED: 1}})
+    a_roll(t, AURORA, power("Aurora", 1), die=1, value=6, drive="Justice", stake=1, end=False)
+    t(c.SplitDie(seat=AURORA, conflict=1, die=1, into=2, drive="Justice"))
+    end_turn(t, AURORA)
+    a_roll(t, BRUTE, power("Brute", 1), die=2, value=6, stake=1, end=False)
+    t(c.SplitDie(seat=BRUTE, conflict=1, die=2, into=2))
+    end_turn(t, BRUTE)
+    next_page(t)
+    take_turn(t, AURORA, c.CreateConflict(seat=AURORA, kind="event", text="The bank is robbed"))
+    a_roll(t, BRUTE, "Brute style 3", die=4, value=6)
+    a_roll(t, MIA, skill(3), die=1, value=6)
+    next_page(t, claims={BRUTE: [(2, 0)]})
+    a_roll(t, BRUTE, "Brute attitude 1", die=1, value=2, conflict=2)
+    a_roll(t, MIA, "Mia style 3", die=2, value=6)
+    a_roll(t, AURORA, power("Aurora", 3), die=3, value=6, drive="Hope")
+    assert t.state.page is not None and t.state.page.phase == "resolution"
+    return t
+
+
+def test_a_tie_of_sixes_a_schism_could_untie_is_not_deadlocked() -> None:
+    """R-X-DEAD-3 / R-DEAD-1: Event 1 is tied at 12 in sixes and no ally holds Debt it could
+    stake, but Aurora (or Brute) could Schism one of their sixes to a new side and leave the
+    other side in control: the tie is not one no one can ever untie. Declaring the Deadlock is
+    refused and not offered, and once Event 2 is resolved the page ends by itself, not waiting
+    for a declaration (R-X-DEAD-1)."""
+    t = a_tie_of_split_sixes()
+    assert [[d.value for d in s.dice] for s in conflict(t).sides] == [[6, 6], [6, 6]]
+    assert "declare_deadlock" not in waiting_for(t.state).get(MIA, ())
+    given(t.events).when(c.DeclareDeadlock(seat=MIA, conflict=1)).refused("R-X-DEAD-3")
+    given(t.events).when(c.Resolve(seat=BRUTE, conflict=2)).then_includes(
+        PageEnded(scene=1, page=3), PageStarted(scene=1, page=4, starter=MIA)
+    )
+
+
+def test_a_schism_unties_a_tie_of_split_sixes() -> None:
+    """R-X-DEAD-3 / R-SCHISM-1: on page 4 Aurora moves die 3 to a new side: "For" keeps 6,
+    the new side has 6, and "Against" (12) controls."""
+    t = a_tie_of_split_sixes()
+    t(c.Resolve(seat=BRUTE, conflict=2))
+    next_page(t)
+    until_turn_of(t, AURORA)
+    start_turn(t, AURORA)
+    t(c.Schism(seat=AURORA, conflict=1, side=0, dice=(3,)))
+    assert conflict(t).controlling_side == 1
+
+
+def test_a_tie_of_split_sixes_with_no_room_for_a_new_side_is_deadlocked() -> None:
+    """R-X-DEAD-3 / R-SCHISM-1: had earlier Schisms (recorded before emptied sides were
+    removed) left Event 1 with 30 more, empty, sides, it would have the 32 sides a Conflict
+    may have: no Schism could add one, and the tie of sixes is Deadlocked."""
+    t = a_tie_of_split_sixes()
+    events = [*t.events, *(SideSchismed(conflict=1, side=1, new_side=2 + n, label="Old",
+                                         dice=(), character=AURORA) for n in range(30))]
+    assert len(state_of(events).conflicts[1].sides) == c.MAX_SIDES
+    declared = c.DeclareDeadlock(seat=MIA, conflict=1, inspirations={2: MIA, 4: MIA})
+    (deadlocked, *_) = given(events).when(declared).decide()
+    assert isinstance(deadlocked, ConflictDeadlocked) and deadlocked.conflict == 1
 
 
 # -- R-PAGE-7 --------------------------------------------------------------------------------
