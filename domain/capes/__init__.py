@@ -34,7 +34,7 @@ from .events import (
 )
 from .model import CampaignState
 
-RULES_VERSION = "capes-1.2"
+RULES_VERSION = "capes-1.3"
 
 #: The edition as the application runs it (domain.edition.Edition).
 EDITION: RulesEdition[CampaignState, Command, Event] = RulesEdition(
