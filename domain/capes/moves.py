@@ -20,7 +20,7 @@ from .characters import awaited
 from .conflicts import goal_key
 from .model import CampaignState, Character, Conflict, Turn
 from .pages import claimable
-from .resolution import deadlockable, locked, pending
+from .resolution import deadlockable, pending, tie_of_sixes
 from .rolls import ally_choices, asked, usable
 from .staking import may_stake, schisms
 from .table import MIN_PLAYERS
@@ -72,7 +72,10 @@ def waiting_for(state: CampaignState) -> dict[int, tuple[str, ...]]:
             add(seat, "resolve")
             if _can_gloat(state.conflicts[conflict_id]):
                 add(seat, "gloat")
-        elif any(locked(state, x) for x in state.conflicts.values()):
+        elif any(tie_of_sixes(state, x) for x in state.conflicts.values()):
+            # R-X-DEAD-1: the page waits for a possible Deadlock, and only its Starter ends
+            # it. A tie of sixes a Schism could untie (R-X-DEAD-3) only waits in a page an
+            # older release stopped for its Deadlock: the Starter ends that one too.
             add(page.starter, "end_page")
     if any(deadlockable(state, x) for x in state.conflicts.values()):
         for p in state.players:

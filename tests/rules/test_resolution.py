@@ -613,6 +613,18 @@ def test_a_tie_of_sixes_a_schism_could_untie_is_not_deadlocked() -> None:
     )
 
 
+def test_a_page_an_older_release_kept_waiting_for_such_a_deadlock_ends_by_its_starter() -> None:
+    """R-X-DEAD-3 / R-X-DEAD-1 / R-STAKE-4: under capes-1.2 the page stopped after Brute's
+    resolution of Event 2 to wait for Event 1's Deadlock. Replayed now, nothing is left to
+    resolve and no Deadlock may be declared: the board offers the Starter (seat 2) the end of
+    the page, which the rules accept, so the upgraded table is not stuck."""
+    t = a_tie_of_split_sixes()
+    decided = given(t.events).when(c.Resolve(seat=BRUTE, conflict=2)).decide()
+    waited = [*t.events, *decided[: decided.index(PageEnded(scene=1, page=3))]]
+    assert waiting_for(state_of(waited)) == {BRUTE: ("end_page",)}
+    given(waited).when(c.EndPage(seat=BRUTE)).then_includes(PageEnded(scene=1, page=3))
+
+
 def test_a_schism_unties_a_tie_of_split_sixes() -> None:
     """R-X-DEAD-3 / R-SCHISM-1: on page 4 Aurora moves die 3 to a new side: "For" keeps 6,
     the new side has 6, and "Against" (12) controls."""
