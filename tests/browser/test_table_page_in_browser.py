@@ -417,7 +417,7 @@ DEAD_FIRST_STREAM = """
           return;
         }
         handler(m);
-        if (this.first && data.type === "board") dead = true;
+        if (this.first && data.type === "board") dead = window.firstBoard = true;
       };
     }
   };
@@ -433,6 +433,9 @@ def test_a_stream_that_dies_without_an_error_is_opened_again_when_its_keep_alive
     table = open_campaign(http, players=("Ana", "Ben"))
     ana = open_page(table, table.tokens[1], lambda page: page.add_init_script(DEAD_FIRST_STREAM))
     ana.wait_for_function("document.getElementById('live').textContent === 'live'")
+    # The first stream dies once it has sent its board: a move played before that board was
+    # sent would come with it (seen under load, the stream never reopened, the test failed).
+    ana.wait_for_function("window.firstBoard === true")
     said = table.play("", c.Narrate(seat=2, text="Rain hammers the docks"))["version"]
     see([ana], said)
     assert ana.evaluate("window.opened") == 2
