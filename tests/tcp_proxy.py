@@ -1,5 +1,6 @@
 """A TCP proxy between a test's server and a real store (PostgreSQL, Redis) that the test can
-break the way a network does: drop every connection and refuse new ones, or lose one answer.
+break the way a network does: drop every connection and refuse new ones, lose one answer, or
+fall silent.
 
 Why not a mock of the store: what is tested is how the server meets a real store whose
 connections die — a commit PostgreSQL stored whose answer never came back, a pool reconnecting.
@@ -25,7 +26,15 @@ class TcpProxy:
         self._sockets: set[socket.socket] = set()
         self._down = False
         self._lose: bytes | None = None
+        self._hold: bytes | None = None
+        #: Set while bytes flow; cleared while the network is silent (:meth:`hang`).
+        self._flowing = threading.Event()
+        self._flowing.set()
         self.lost = threading.Event()
+        #: Set when :meth:`hang_at_next_answer` held its answer.
+        self.held = threading.Event()
+        #: Set when a client opened a connection while the network was silent.
+        self.knocked = threading.Event()
         threading.Thread(target=self._accept, daemon=True).start()
 
     def __enter__(self) -> TcpProxy:
@@ -38,6 +47,7 @@ class TcpProxy:
     def close(self) -> None:
         self._listener.close()
         self.down()
+        self._flowing.set()  # what waited for the network meets the closed sockets
 
     def down(self) -> None:
         """The store is unreachable: every connection dropped, new ones closed at once."""
@@ -59,6 +69,27 @@ class TcpProxy:
             self._lose = containing
         self.lost.clear()
 
+    def hang(self) -> None:
+        """The network falls silent, as one that drops packets without a word (no reset, no
+        error): nothing more goes either way, and every socket stays open — the client's
+        bytes are taken (as a proxy or a NAT on the way takes them), never answered. A
+        connection opened meanwhile is taken too, and goes nowhere. :meth:`resume` ends it."""
+        self.knocked.clear()
+        self._flowing.clear()
+
+    def hang_at_next_answer(self, containing: bytes) -> None:
+        """The network falls silent (:meth:`hang`) just as the next answer from the store that
+        holds ``containing`` is on its way: the store did what was asked; the answer waits
+        in the network, with everything else, until :meth:`resume`."""
+        with self._lock:
+            self._hold = containing
+        self.held.clear()
+        self.knocked.clear()
+
+    def resume(self) -> None:
+        """The network carries bytes again: what it held goes on, in order."""
+        self._flowing.set()
+
     def _accept(self) -> None:
         while True:
             try:
@@ -70,16 +101,25 @@ class TcpProxy:
             if down:
                 _abort(client)
                 continue
-            try:
-                server = socket.create_connection(self.target, timeout=5)
-                server.settimeout(None)
-            except OSError:
-                _abort(client)
-                continue
-            with self._lock:
-                self._sockets.update((client, server))
-            threading.Thread(target=self._pipe, args=(client, server, False), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(server, client, True), daemon=True).start()
+            if not self._flowing.is_set():
+                self.knocked.set()
+            threading.Thread(target=self._connect, args=(client,), daemon=True).start()
+
+    def _connect(self, client: socket.socket) -> None:
+        """Join ``client`` to the store once the network carries bytes."""
+        with self._lock:
+            self._sockets.add(client)
+        self._flowing.wait()
+        try:
+            server = socket.create_connection(self.target, timeout=5)
+            server.settimeout(None)
+        except OSError:
+            _abort(client)
+            return
+        with self._lock:
+            self._sockets.add(server)
+        threading.Thread(target=self._pipe, args=(client, server, False), daemon=True).start()
+        threading.Thread(target=self._pipe, args=(server, client, True), daemon=True).start()
 
     def _pipe(self, source: socket.socket, sink: socket.socket, answers: bool) -> None:
         try:
@@ -89,9 +129,16 @@ class TcpProxy:
                         lose = self._lose is not None and self._lose in data
                         if lose:
                             self._lose = None
+                        hold = self._hold is not None and self._hold in data
+                        if hold:
+                            self._hold = None
+                            self._flowing.clear()
                     if lose:
                         self.lost.set()
                         break
+                    if hold:
+                        self.held.set()
+                self._flowing.wait()
                 sink.sendall(data)
         except OSError:
             pass
