@@ -75,6 +75,7 @@ from application.config import (
     writer_mode,
 )
 from application.credentials import Keyring
+from application.errors import StoreUnreachable
 from application.integrity import Integrity
 from application.sqlite_store import LastVersions
 from projections.service import open_read_models
@@ -312,7 +313,7 @@ def create_app(
     openapi, assets = _docs()
     # A store that cannot be reached, in any request (its tokens, a read, a write): a 503
     # naming it, not a 500.
-    unreachable = dict.fromkeys((OperationalError, InterfaceError),
+    unreachable = dict.fromkeys((OperationalError, InterfaceError, StoreUnreachable),
                                 problems.store_unreachable(describe_persistence(campaigns.env)))
     handlers: list[Any] = [h for module in ROUTE_MODULES for h in module.HANDLERS]
     handlers.append(assets)

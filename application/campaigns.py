@@ -53,7 +53,7 @@ from domain.text import NAME_LENGTH
 
 from .aggregate import Campaign, StaleSnapshot, Step, UnfoldableLog, project_campaign
 from .chain import genesis, link, linked
-from .config import POSTGRES_RECORDER, persistence_env
+from .config import POSTGRES_RECORDER, bounded, persistence_env
 from .dice import DiceSource, SecretsDice
 from .errors import CampaignBroken, CampaignConflict, CampaignNotFound, VersionNotFound
 from .fair import DiceSeeds, derive
@@ -241,6 +241,10 @@ class Campaigns(Application[UUID]):
             # import: psycopg is loaded only for a PostgreSQL store.
             settings.setdefault("APPLICATION_RECORDER_TOPIC", POSTGRES_RECORDER)
         return Environment(name, settings)
+
+    def construct_factory(self, env: Environment) -> Any:
+        """The library's store, its waits for PostgreSQL bounded (``config.bounded``)."""
+        return bounded(super().construct_factory(env))
 
     def construct_mapper(self) -> Mapper[UUID]:
         """The msgspec mapper (with the configured compressor and cipher, if any)."""

@@ -16,7 +16,10 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Mapping
+from typing import TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
+
+T = TypeVar("T")
 
 DATABASE_URL = "CAPES_DATABASE_URL"
 DB = "CAPES_DB"
@@ -50,6 +53,11 @@ PASSTHROUGH = (
 #: most under load as before.
 POOL_SIZE = "1"
 POOL_OVERFLOW = "14"
+#: Seconds a PostgreSQL store waits for a connection (``POSTGRES_CONNECT_TIMEOUT``, when the
+#: operator does not set it), and for a network gone silent to say so (see
+#: :func:`application.postgres_store.bound_waits`). eventsourcing's 30 s, tried ten times,
+#: kept a request waiting five minutes for its 503 when PostgreSQL was down.
+CONNECT_TIMEOUT = "3"
 
 
 class SettingError(ValueError):
@@ -106,11 +114,26 @@ def postgres_env(url: str) -> dict[str, str]:
         # operator's POSTGRES_POOL_SIZE and POSTGRES_MAX_OVERFLOW replace these.
         "POSTGRES_POOL_SIZE": POOL_SIZE,
         "POSTGRES_MAX_OVERFLOW": POOL_OVERFLOW,
+        # A request waits this long for PostgreSQL before its 503 (see CONNECT_TIMEOUT).
+        "POSTGRES_CONNECT_TIMEOUT": CONNECT_TIMEOUT,
     }
     schema = parse_qs(parts.query).get("schema", [""])[-1].strip()
     if schema:
         env["POSTGRES_SCHEMA"] = schema
     return env
+
+
+def bounded(factory: T) -> T:
+    """``factory`` (an application's store, made by eventsourcing from these settings), its
+    waits for PostgreSQL bounded (:func:`application.postgres_store.bound_waits`); other
+    stores as they are. Every application of the project and the read models pass their
+    factory through here before they first use it."""
+    if type(factory).__module__ == "eventsourcing.postgres":
+        # Imported here: psycopg is loaded only for a PostgreSQL store.
+        from .postgres_store import bound_waits
+
+        bound_waits(factory.datastore)  # type: ignore[attr-defined]
+    return factory
 
 
 def _redacted(url: str) -> str:

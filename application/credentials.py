@@ -21,9 +21,9 @@ import msgspec
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
-from eventsourcing.utils import EnvType, get_topic, register_topic
+from eventsourcing.utils import Environment, EnvType, get_topic, register_topic
 
-from .config import POSTGRES_RECORDER
+from .config import POSTGRES_RECORDER, bounded
 from .schema_lock import creating_tables
 from .sqlite_store import checkpoint_elsewhere, local
 
@@ -140,6 +140,10 @@ class Keyring(Application[UUID]):
         self._refreshing: set[UUID] = set()
         #: On PostgreSQL, once :meth:`watch_store` has started it: every commit of keys heard.
         self.watch: StoreWatch | None = None
+
+    def construct_factory(self, env: Environment) -> Any:
+        """The library's store, its waits for PostgreSQL bounded (``config.bounded``)."""
+        return bounded(super().construct_factory(env))
 
     def watch_store(self) -> None:
         """On PostgreSQL, hear every process's key changes as they commit (each commit of keys

@@ -1,10 +1,20 @@
-"""Errors of the application layer, as DomainError subclasses so the API maps them by kind."""
+"""Errors of the application layer, as DomainError subclasses so the API maps them by kind
+(but for :class:`StoreUnreachable`, the store's failure rather than the command's)."""
 
 from __future__ import annotations
 
 from uuid import UUID
 
+from eventsourcing.persistence import PersistenceError
+
 from domain.errors import DomainError, InvalidReference, StaleVersion
+
+
+class StoreUnreachable(PersistenceError):
+    """No connection to the store could be had in the time allowed (``POSTGRES_CONNECT_TIMEOUT``):
+    a 503 naming the store, like the library's ``OperationalError``. Not one of those: the
+    library tries each of its reads and writes again after one of those, ten times, and each
+    try would wait as long again (see :func:`application.postgres_store.bound_waits`)."""
 
 
 class CampaignNotFound(InvalidReference):
@@ -55,3 +65,4 @@ class CampaignConflict(StaleVersion):
         self.campaign_id = campaign_id
         self.expected = expected
         self.current = current
+

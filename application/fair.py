@@ -45,6 +45,7 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 from eventsourcing.utils import Environment, EnvType, get_topic, register_topic
 
+from .config import bounded
 from .sqlite_store import checkpoint_elsewhere
 
 # Stores written before the layout of issue 10 name this module's aggregate events by their
@@ -153,6 +154,10 @@ class DiceSeeds(Application[UUID]):
     def construct_env(self, name: str, env: EnvType | None = None) -> Environment:
         """Exactly the settings given: os.environ is not merged in (see Campaigns)."""
         return Environment(name, dict(env or {}))
+
+    def construct_factory(self, env: Environment) -> Any:
+        """The library's store, its waits for PostgreSQL bounded (``config.bounded``)."""
+        return bounded(super().construct_factory(env))
 
     def draw(self, campaign_id: UUID) -> str:
         """A new secret seed for ``campaign_id``, stored; returns its commitment."""

@@ -33,16 +33,23 @@ The campaigns' application uses it (``Campaigns.construct_env``), and so do thei
 (``Keyring``: its notifications tell the servers' store watches whose keys changed); its
 readers are this project's own (the writer's look at the store, the read models' catch-up,
 the live subscription), all through these two methods.
+
+Every PostgreSQL store of the project (the campaigns, their keys, the dice seeds, the read
+models) waits for PostgreSQL a bounded time (:func:`bound_waits`): a request is answered, a
+503 naming the store if need be, whether PostgreSQL refuses connections or the network to it
+falls silent.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import time
 from collections.abc import Sequence
 from typing import Any
 
+import psycopg
 from eventsourcing.persistence import (
     IntegrityError,
     InterfaceError,
@@ -50,9 +57,15 @@ from eventsourcing.persistence import (
     OperationalError,
     ProgrammingError,
 )
-from eventsourcing.postgres import PostgresApplicationRecorder
-from psycopg.sql import SQL, Identifier
+from eventsourcing.postgres import (
+    ConnectionPool,
+    PostgresApplicationRecorder,
+    PostgresDatastore,
+)
+from psycopg.sql import SQL, Identifier, Literal
+from psycopg_pool import PoolTimeout
 
+from .errors import StoreUnreachable
 from .store_watch import payload
 
 #: Attempts of a commit whose connection was lost, and the seconds between them (the
@@ -62,6 +75,12 @@ INSERT_WAIT = 0.2
 
 #: The longest name PostgreSQL takes for a channel (NAMEDATALEN - 1 bytes).
 CHANNEL_LENGTH = 63
+
+#: Seconds a statement may run: PostgreSQL cancels one that runs longer (its
+#: ``statement_timeout``), and the server gives up on an answer that has not come
+#: ``POSTGRES_CONNECT_TIMEOUT`` seconds after that (see :func:`bound_waits`). The server's own
+#: statements take milliseconds; a long campaign's export or the host's analytics, seconds.
+STATEMENT_TIMEOUT = 30
 
 
 def channel_of(schema: str, table: str) -> str:
@@ -244,3 +263,153 @@ def _written(stored_events: Sequence[Any]) -> dict[Any, int]:
         if written.get(event.originator_id, 0) < event.originator_version:
             written[event.originator_id] = event.originator_version
     return written
+
+
+# -- bounded waits ------------------------------------------------------------------------------
+
+
+def bound_waits(datastore: PostgresDatastore) -> None:
+    """Make every wait of ``datastore`` for PostgreSQL a bounded one, before it first connects.
+
+    ``wait``, the library's ``POSTGRES_CONNECT_TIMEOUT`` (this project's default: 3 s), bounds:
+
+    - a wait for a connection: the pool's (the library's setting), and each attempt to connect
+      (libpq's ``connect_timeout``; psycopg's own default is 130 s). A wait that ends with no
+      connection is not tried again (:class:`StorePool`): each of the library's reads and
+      writes was tried ten times, each waiting ``wait`` seconds;
+    - a network that falls silent under a connection, dropping packets without a word: TCP
+      keepalives after ``wait`` seconds of quiet, and ``tcp_user_timeout`` for bytes sent and
+      never acknowledged (both libpq's), drop the connection;
+    - an answer: PostgreSQL cancels a statement after :data:`STATEMENT_TIMEOUT` seconds
+      (``statement_timeout``), and a connection whose answer has not come ``wait`` seconds
+      after that is closed (:class:`AnsweringConnection`). A proxy or a NAT on the way (a
+      TCP proxy, PgBouncer, a cloud database's proxy) answers TCP's keepalives itself,
+      whatever lies behind it: only the answer's deadline notices PostgreSQL gone silent
+      behind it.
+
+    Each of these fails the read or the write with the library's ``OperationalError`` or
+    :class:`StoreUnreachable`: a 503 naming the store for a request. The pool goes on trying
+    to connect in the background (psycopg's reconnection, given ``wait`` seconds a round, so
+    that once PostgreSQL is back the next request finds it at once, not after a backoff of
+    minutes).
+
+    Why here: the library builds the pool without these (it hands ``POSTGRES_CONNECT_TIMEOUT``
+    to the pool's wait alone), so a request waited ten times 30 s for a PostgreSQL that
+    refused it, and for ever for one behind a silent network."""
+    old = datastore.pool
+    assert isinstance(old.kwargs, dict), "the library's pool is given its settings as a dict"
+    wait = old.timeout
+    seconds = max(2, math.ceil(wait))  # libpq's connect_timeout: whole seconds, 2 at least
+    configure = datastore.after_connect_func()
+    statement = SQL("SET statement_timeout = {0}").format(Literal(f"{STATEMENT_TIMEOUT}s"))
+    answer_within = STATEMENT_TIMEOUT + wait
+
+    def after_connect(conn: psycopg.Connection[Any]) -> None:
+        if isinstance(conn, AnsweringConnection):
+            conn.answer_within = answer_within
+        configure(conn)
+        conn.execute(statement)
+
+    datastore.pool = StorePool(
+        connection_class=AnsweringConnection,
+        kwargs={**old.kwargs, **tcp_options(seconds)},
+        min_size=old.min_size,
+        max_size=old.max_size,
+        open=False,
+        configure=after_connect,
+        timeout=wait,
+        max_waiting=old.max_waiting,
+        max_lifetime=old.max_lifetime,
+        check=ConnectionPool.check_connection if datastore.pre_ping else None,
+        reconnect_timeout=wait,
+        get_password_func=old.get_password_func,
+    )
+    old.close()  # never opened
+
+
+def tcp_options(seconds: int) -> dict[str, Any]:
+    """libpq's options that bound the waits of a connection on the network (see
+    :func:`bound_waits`): connecting, and a peer gone silent — keepalives after ``seconds`` of
+    quiet, three of them ``seconds`` apart, and sent bytes unacknowledged as long."""
+    return {
+        "connect_timeout": seconds,
+        "keepalives": 1,
+        "keepalives_idle": seconds,
+        "keepalives_interval": seconds,
+        "keepalives_count": 3,
+        "tcp_user_timeout": 4 * seconds * 1000,
+    }
+
+
+class AnsweringConnection(psycopg.Connection[Any]):
+    """A connection that waits for PostgreSQL's answer :attr:`answer_within` seconds at most.
+
+    psycopg waits on the socket in short intervals (to let a Ctrl-C through), telling the
+    operation each time that nothing came: that is where the deadline is looked at
+    (:func:`_within`). A wait that ends with no answer closes the connection — what it would
+    have said next is not known — and raises ``psycopg.OperationalError``, as a connection
+    lost does: the pool replaces it, and a write tried again finds out whether the first try
+    was stored (:meth:`CampaignsPostgresRecorder.insert_events`). A wait given a deadline of
+    its own (psycopg's, for a listener's notifications) keeps it."""
+
+    #: Seconds to wait for an answer; None: for ever (set by :func:`bound_waits`).
+    answer_within: float | None = None
+    #: Whether the connection was closed for want of an answer (the pool's others may be
+    #: behind the same silent network: :class:`StorePool` replaces them).
+    unanswered = False
+
+    def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
+        if timeout is not None:  # the caller's own deadline (psycopg 3.3's notifies())
+            return super().wait(gen, interval, timeout)
+        within = self.answer_within
+        if within is None or not interval:
+            return super().wait(gen, interval)
+        try:
+            return super().wait(_within(gen, within), interval)
+        except _NoAnswer:
+            self.unanswered = True
+            self.pgconn.finish()
+            raise psycopg.OperationalError(
+                f"PostgreSQL did not answer within {within:g} s") from None
+
+
+class _NoAnswer(Exception):
+    """An operation's deadline passed with no answer (see :class:`AnsweringConnection`)."""
+
+
+def _within(gen: Any, seconds: float) -> Any:
+    """psycopg's operation ``gen``, which raises :class:`_NoAnswer` when it is told, past
+    ``seconds`` from now, that nothing came (its waits run in intervals: psycopg then sends
+    it ``READY_NONE``, a falsy value). Everything else goes through unchanged."""
+    deadline = time.monotonic() + seconds
+    try:
+        state = next(gen)
+        while True:
+            ready = yield state
+            if not ready and time.monotonic() >= deadline:
+                gen.close()
+                raise _NoAnswer
+            state = gen.send(ready)
+    except StopIteration as done:
+        return done.value
+
+
+class StorePool(ConnectionPool[Any]):
+    """The library's pool, but that a wait for a connection that ends with none raises
+    :class:`StoreUnreachable`, which the library's reads and writes do not try again (they
+    try its ``OperationalError`` ten times, each waiting as long again), and that a
+    connection closed for want of an answer (:class:`AnsweringConnection`) takes the pool's
+    idle ones with it: made on the same network, they would each keep a request waiting as
+    long."""
+
+    def getconn(self, timeout: float | None = None) -> Any:
+        try:
+            return super().getconn(timeout)
+        except PoolTimeout as e:
+            waited = self.timeout if timeout is None else timeout
+            raise StoreUnreachable(f"no connection to PostgreSQL within {waited:g} s") from e
+
+    def putconn(self, conn: Any) -> None:
+        if getattr(conn, "unanswered", False):
+            self.drain()
+        super().putconn(conn)

@@ -33,6 +33,7 @@ from application.config import (
     streams_per_token,
     who_opens_campaigns,
 )
+from application.errors import StoreUnreachable
 from application.extras import MissingExtra
 from domain.errors import DomainError
 
@@ -289,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (SettingError, MissingExtra) as e:
         print(f"capes: {e}", file=sys.stderr)
         return MISCONFIGURED
-    except (InterfaceError, OperationalError) as e:
+    except (InterfaceError, OperationalError, StoreUnreachable) as e:
         # The store failed on first use in a way check_store did not foresee.
         reason = " ".join(str(e).split())
         print(f"capes: cannot use {describe_store(os.environ)}: {reason}", file=sys.stderr)

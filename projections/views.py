@@ -41,6 +41,7 @@ from eventsourcing.utils import Environment
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL
 
+from application.config import bounded
 from application.schema_lock import creating_tables
 from application.sqlite_store import on_each_connection
 
@@ -379,8 +380,8 @@ def open_factory(app_env: Mapping[str, str], *,
     """The infrastructure factory of the read models' store (SQLite or PostgreSQL); with
     ``unsynced`` (the file claimed by :func:`claim_unsynced`), its SQLite views never wait
     for the disk."""
-    factory = InfrastructureFactory[Any].construct(Environment("ReadModels",
-                                                               views_env(app_env)))
+    factory = bounded(InfrastructureFactory[Any].construct(Environment("ReadModels",
+                                                                       views_env(app_env))))
     module = type(factory).__module__
     if not module.endswith(("sqlite", "postgres")):
         raise ValueError(f"read models need SQLite or PostgreSQL, not {module}")

@@ -15,6 +15,7 @@ from psycopg.conninfo import make_conninfo
 from stores import MakeApp, conninfo
 from tcp_proxy import TcpProxy
 
+import application.postgres_store
 from application.campaigns import Campaigns
 from application.postgres_store import CHANNEL_LENGTH, CampaignsPostgresRecorder, channel_of
 from application.store_watch import StoreWatch, payload
@@ -22,6 +23,9 @@ from domain.capes.commands import CreateCampaign, SeatPlayer
 from domain.capes.events import PlayerSeated
 
 pytestmark = pytest.mark.postgres
+
+#: Seconds a test waits for what comes within a few: a bound that proves only "not for ever".
+WAIT = 30
 
 
 def test_the_campaigns_store_uses_the_recorder_without_the_table_lock(
@@ -224,6 +228,67 @@ def test_a_command_whose_commit_was_stored_but_whose_answer_was_lost_is_stored_o
     stored = make_app(postgres_env).history(campaign)
     assert [r.event.name for r in stored if isinstance(r.event, PlayerSeated)] == ["Ana", "Ben"]
     assert outcome.version == stored[-1].originator_version
+
+
+def test_a_command_whose_answer_the_network_held_is_stored_once_when_the_network_comes_back(
+    make_app: MakeApp, postgres_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The network falls silent just as PostgreSQL answers a commit: no error, no reset, no
+    answer. The commit gives up on that connection once the answer is overdue
+    (STATEMENT_TIMEOUT, then POSTGRES_CONNECT_TIMEOUT) and tries again on a new one; the
+    network comes back meanwhile, and the commit finds its versions taken by its own events:
+    answered, stored once. It used to wait for that answer for ever."""
+    monkeypatch.setattr(application.postgres_store, "STATEMENT_TIMEOUT", 1)  # the test's pace
+    with TcpProxy(postgres_env["POSTGRES_HOST"], int(postgres_env["POSTGRES_PORT"])) as proxy:
+        app = make_app({**postgres_env, "POSTGRES_HOST": "127.0.0.1",
+                        "POSTGRES_PORT": str(proxy.port), "POSTGRES_CONNECT_TIMEOUT": "2"})
+        campaign = app.create(CreateCampaign(name="The held answer")).campaign_id
+        app.execute(campaign, SeatPlayer(name="Ana"))
+        proxy.hang_at_next_answer(b"INSERT 0 ")
+        answered: list[Any] = []
+        command = threading.Thread(
+            target=lambda: answered.append(app.execute(campaign, SeatPlayer(name="Ben"))))
+        command.start()
+
+        assert proxy.held.wait(WAIT), "the commit's answer never came by"
+        assert proxy.knocked.wait(WAIT), "the commit never gave up on its silent connection"
+        proxy.resume()
+        command.join(WAIT)
+
+        assert not command.is_alive(), "the commit still waits"
+    stored = make_app(postgres_env).history(campaign)
+    assert [r.event.name for r in stored if isinstance(r.event, PlayerSeated)] == ["Ana", "Ben"]
+    assert answered and answered[0].version == stored[-1].originator_version
+
+
+def test_every_postgresql_store_waits_for_postgresql_a_bounded_time(
+    make_app: MakeApp, postgres_env: dict[str, str]
+) -> None:
+    """The campaigns, their keys, the dice seeds and the read models: each pool connects
+    with libpq's bounds on a silent network, and waits for an answer a bounded time."""
+    from application.credentials import Keyring
+    from application.postgres_store import AnsweringConnection, StorePool
+    from projections.views import open_factory
+
+    app = make_app(postgres_env)
+    keyring = Keyring(dict(app.env))
+    factory = open_factory(app.env)
+    try:
+        pools = [app.recorder.datastore.pool, keyring.recorder.datastore.pool,  # type: ignore[attr-defined]
+                 app.seeds.recorder.datastore.pool, factory.datastore.pool]  # type: ignore[attr-defined]
+        for pool in pools:
+            assert isinstance(pool, StorePool)
+            assert pool.connection_class is AnsweringConnection
+            assert pool.timeout == 3  # POSTGRES_CONNECT_TIMEOUT, this project's default
+            assert pool.kwargs["connect_timeout"] == 3
+            assert pool.kwargs["keepalives"] == 1 and pool.kwargs["tcp_user_timeout"] > 0
+        with app.recorder.datastore.get_connection() as conn:  # type: ignore[attr-defined]
+            assert conn.answer_within == application.postgres_store.STATEMENT_TIMEOUT + 3
+            assert conn.execute("SHOW statement_timeout").fetchone()["statement_timeout"] == (
+                f"{application.postgres_store.STATEMENT_TIMEOUT}s")
+    finally:
+        keyring.close()
+        factory.close()
 
 
 def test_a_commit_under_an_operators_lock_timeout_stores_its_events_as_well(
