@@ -280,6 +280,8 @@ def create_app(
     if keyring is None:
         # The tokens live in the same store as the campaigns, in tables of their own.
         keyring = Keyring(dict(campaigns.env))
+    # A seat an upheld dispute took away loses its token (R-X-REC-8), told by the writer.
+    campaigns.on_seats_removed = keyring.remove_seats
     backend = channels_backend(environ)
     plugin = ChannelsPlugin(backend=backend, arbitrary_channels_allowed=True)
     read_models = open_read_models(campaigns, environ=environ)

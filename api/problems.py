@@ -41,7 +41,9 @@ MEANINGS = {
     400: "Malformed: a field or parameter fails validation (``errors`` names it), or the "
     "command names something that does not exist",
     401: "No bearer token, or not one of this campaign's",
-    403: "This token may not do this (another seat, the owner at the table, a seat closing)",
+    403: "This token may not do this (another seat, the owner at the table, a seat closing), "
+    "or no longer anything: its seat was taken away by an upheld dispute (``rule`` "
+    "R-X-REC-8, the detail names the dispute)",
     404: "No such campaign, or no such version of it",
     409: "Stale ``expected_version`` or a concurrent write (``current_version``)",
     413: "The body is over 64 KiB",

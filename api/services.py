@@ -33,7 +33,9 @@ from api.writer import RemoteWriter, Rendered
 from application.aggregate import Campaign
 from application.campaigns import Campaigns, Outcome
 from application.credentials import Actor, Keyring
+from application.errors import SeatRemoved
 from application.integrity import Integrity
+from domain.record import RecordCommand
 from projections.service import ReadModels
 
 if TYPE_CHECKING:
@@ -51,7 +53,7 @@ log = logging.getLogger(__name__)
 #: Largest request body accepted (HTTP 413 above it).
 MAX_BODY = 64 * 1024
 #: The problems a query may answer with (documented in the OpenAPI schema).
-QUERY_PROBLEMS = problems.responses(400, 401, 404, 423, 429)
+QUERY_PROBLEMS = problems.responses(400, 401, 403, 404, 423, 429)
 Version = Annotated[
     int | None,
     QueryParameter(
@@ -253,6 +255,10 @@ async def authenticate(
         services.background(in_thread(keyring.refresh, campaign_id))
     if actor is None:
         raise NotAuthorizedException("this token is not one of this campaign's")
+    if actor.removed_by is not None:
+        # R-X-REC-8: the seat is no longer at the table: reads too are refused, naming why.
+        assert actor.seat is not None
+        raise SeatRemoved(actor.seat, actor.removed_by)
     integrity = services.integrity
     if integrity is not None and not integrity.checked(campaign_id):
         # The first request about a campaign in this process verifies its log and snapshots
@@ -355,6 +361,10 @@ async def apply_command(
         campaign_id, command, narration=narration, expected_version=expected_version
     )
     if isinstance(outcome, Rendered):
+        if isinstance(command, RecordCommand):
+            # An upheld dispute may have taken seats away (R-X-REC-8), in the writer
+            # process's keys: read anew here before the streams hear of it.
+            services.keyring.forget(campaign_id)
         # Encoded by the writer process: the answer goes out as it is (msgspec writes a Raw
         # verbatim), and so does the streams' message.
         if outcome.live:

@@ -79,6 +79,8 @@ class WriterProcess:
         self.control = control
         self.campaigns: Campaigns = open_campaigns(environ)
         self.keyring = Keyring(dict(self.campaigns.env))
+        # A seat an upheld dispute took away loses its token (R-X-REC-8).
+        self.campaigns.on_seats_removed = self.keyring.remove_seats
         self.committer = Committer(self.campaigns, integrity=Integrity(self.campaigns))
         self.views = RenderedViews()
         self.renderers = RENDERERS

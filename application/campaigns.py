@@ -208,6 +208,9 @@ class Campaigns(Application[UUID]):
             self.seeds = DiceSeeds(dict(env or {}))
         #: Encodes events as stored, without compression or encryption, for the hash chain.
         self._bodies = MsgspecMapper()
+        #: Told of the seats a stored rewind took away (R-X-REC-8): (campaign, seats,
+        #: dispute). A server hands them to its keys (``Keyring.remove_seats``).
+        self.on_seats_removed: Callable[[UUID, tuple[int, ...], int], None] | None = None
         #: An SQLite file's write-ahead log is checkpointed here, never by a command's commit
         #: (see application.sqlite_store).
         self.checkpointer: Checkpointer | None = None
@@ -380,6 +383,8 @@ class Campaigns(Application[UUID]):
             heads = {s.campaign_id: s.campaign for s in staged if s.records}
             positions = self._store(heads, records)
             self._snapshot(staged)
+            if self.on_seats_removed is not None:
+                self._tell_seats_removed(staged)
         outcomes = []
         done = 0
         for s in staged:
@@ -389,6 +394,30 @@ class Campaigns(Application[UUID]):
                 state=s.campaign.state, position=positions[done - 1] if s.records else 0,
             ))
         return outcomes
+
+    def _tell_seats_removed(self, staged: Sequence[Staged]) -> None:
+        """R-X-REC-8: tell :attr:`on_seats_removed` of the seats each stored rewind took
+        away. Told after the rewind is stored, never before: told first, a rewind whose
+        commit failed would have shut a seat out that still plays; this way a server that
+        stops in between leaves a token that still reads the table, as before this rule."""
+        assert self.on_seats_removed is not None
+        for s in staged:
+            # A rewind adds to what is reverted; the rest of the record keeps that tuple.
+            if s.base is None or s.base.record.reverted is s.campaign.record.reverted:
+                continue
+            disputes = [r.event.dispute for r in s.records if isinstance(r.event, Rewound)]
+            if not disputes:
+                continue
+            edition = get_edition(s.campaign.edition)
+            gone = set(edition.seats(s.base.state)) - set(edition.seats(s.campaign.state))
+            if not gone:
+                continue
+            try:
+                self.on_seats_removed(s.campaign_id, tuple(sorted(gone)), disputes[-1])
+            except Exception:
+                # The rewind is stored: its answer stands. The seats' tokens still read.
+                log.exception("campaign %s: the seats %s removed by dispute %s could not be "
+                              "told to the keys", s.campaign_id, sorted(gone), disputes[-1])
 
     def _roll(self, campaign: Campaign, edition: Edition,
               command: Any) -> tuple[Any, tuple[SeedsClosed, ...]]:

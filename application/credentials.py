@@ -13,6 +13,7 @@ import hmac
 import secrets
 import sys
 import time
+from collections.abc import Sequence
 from threading import Lock
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -53,6 +54,9 @@ class Actor(msgspec.Struct, frozen=True):
     """Who a request acts as: a seat of the campaign, or its owner (seat None)."""
 
     seat: int | None
+    #: The upheld dispute that took the seat away (R-X-REC-8), if one did: the token then
+    #: acts as nobody (the server refuses it, naming the dispute).
+    removed_by: int | None = None
 
     @property
     def owner(self) -> bool:
@@ -73,11 +77,20 @@ class TableKeys(Aggregate):
 
     def __init__(self, campaign_id: UUID, owner: str) -> None:
         self.digests: dict[str, int] = {owner: OWNER}
+        #: Seats an upheld dispute took away, each with the dispute (R-X-REC-8): their
+        #: tokens are kept, to say so, until the seat is taken again.
+        self.removed: dict[int, int] = {}
 
     @event("SeatKeyIssued")
     def issue(self, seat: int, key: str) -> None:
         self.digests = {k: s for k, s in self.digests.items() if s != seat}
         self.digests[key] = seat
+        self.removed = {s: d for s, d in self.removed.items() if s != seat}
+
+    @event("SeatRemoved")
+    def remove(self, seat: int, dispute: int) -> None:
+        """R-X-REC-8: the seat is no longer at the table, by the upheld ``dispute``."""
+        self.removed = {**self.removed, seat: dispute}
 
     def match(self, token: str) -> int | None:
         """The seat (OWNER for the owner) whose token this is, in constant time per digest."""
@@ -205,6 +218,25 @@ class Keyring(Application[UUID]):
             self._remember(campaign_id, keys, epoch)
             return token
 
+    def remove_seats(self, campaign_id: UUID, seats: Sequence[int], dispute: int) -> None:
+        """R-X-REC-8: ``seats`` were taken away by the upheld ``dispute`` (the campaign's log
+        says so already): their tokens are refused from now on, naming it, until each seat
+        is taken again (:meth:`issue` gives it a new token). Told by the campaigns' store
+        (``Campaigns.on_seats_removed``) once the rewind is stored."""
+        with self._lock:
+            epoch = self._epoch()
+            try:
+                keys: TableKeys = self.repository.get(campaign_id)
+            except AggregateNotFoundError:
+                return  # played from the console: nobody holds a token
+            held = set(keys.digests.values())
+            for seat in seats:
+                if seat in held and keys.removed.get(seat) != dispute:
+                    keys.remove(seat=seat, dispute=dispute)
+            if keys.pending_events:
+                self.save(keys)
+            self._remember(campaign_id, keys, epoch)
+
     def _remember(self, campaign_id: UUID, keys: TableKeys, epoch: int = -1) -> None:
         self._cache[campaign_id] = (keys, time.monotonic(), epoch)
 
@@ -224,13 +256,17 @@ class Keyring(Application[UUID]):
         return keys if time.monotonic() - read_at <= self.fresh_for else None
 
     @staticmethod
-    def _actor(seat: int | None) -> Actor | None:
-        return None if seat is None else Actor(seat=None if seat == OWNER else seat)
+    def _actor(keys: TableKeys | None, seat: int | None) -> Actor | None:
+        if keys is None or seat is None:
+            return None
+        if seat == OWNER:
+            return Actor(seat=None)
+        return Actor(seat=seat, removed_by=keys.removed.get(seat))
 
     def cached(self, campaign_id: UUID, token: str) -> Actor | None:
         """Who ``token`` is, from fresh keys in memory only (no store read), or None."""
         keys = self._fresh(campaign_id)
-        return self._actor(keys.match(token) if keys is not None else None)
+        return self._actor(keys, keys.match(token) if keys is not None else None)
 
     @property
     def local(self) -> bool:
@@ -256,7 +292,7 @@ class Keyring(Application[UUID]):
         if not last or last[0].originator_version != keys.version:
             return None
         self._remember(campaign_id, keys)
-        return self._actor(keys.match(token))
+        return self._actor(keys, keys.match(token))
 
     def due(self, campaign_id: UUID) -> bool:
         """Whether the caller should read the campaign's keys again now (:meth:`refresh`, in
@@ -299,4 +335,4 @@ class Keyring(Application[UUID]):
             if keys is None:
                 return None
             seat = keys.match(token)
-        return self._actor(seat)
+        return self._actor(keys, seat)

@@ -7,7 +7,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import PersistenceError
 
-from domain.errors import DomainError, InvalidReference, StaleVersion
+from domain.errors import DomainError, InvalidReference, RuleViolation, StaleVersion
 
 
 class StoreUnreachable(PersistenceError):
@@ -66,3 +66,19 @@ class CampaignConflict(StaleVersion):
         self.expected = expected
         self.current = current
 
+
+class SeatRemoved(RuleViolation):
+    """R-X-REC-8: the token's seat was taken away by an upheld dispute (HTTP 403): the game
+    went back to before the player sat down. Every request made with the token is refused,
+    naming the dispute, until the seat is taken again (with a new token)."""
+
+    kind = "forbidden"
+
+    def __init__(self, seat: int, dispute: int) -> None:
+        super().__init__(
+            "R-X-REC-8",
+            f"seat {seat} was removed from this campaign by dispute #{dispute}, upheld: the "
+            "game went back to before this seat was taken, so this link no longer works; "
+            "to play on, take a seat again between scenes")
+        self.seat = seat
+        self.dispute = dispute

@@ -21,6 +21,7 @@ from uuid import UUID
 import msgspec
 
 from application.campaigns import Campaigns, open_campaigns
+from application.credentials import Keyring
 from application.integrity import Integrity
 from cli.arguments import campaign_arg, name_arg, zoned_time
 from domain.editions import play_of
@@ -112,7 +113,19 @@ def _fork(app: Campaigns, args: argparse.Namespace) -> int:
 def _record_command(build: Any) -> Any:
     @_writes
     def run(app: Campaigns, args: argparse.Namespace) -> int:
-        outcome = app.execute(args.campaign, build(args), narration=args.narration)
+        opened: list[Keyring] = []
+
+        def remove_seats(campaign_id: UUID, seats: tuple[int, ...], dispute: int) -> None:
+            # A seat this dispute took away loses its token (R-X-REC-8), as on the server.
+            opened.append(Keyring(dict(app.env)))
+            opened[-1].remove_seats(campaign_id, seats, dispute)
+
+        app.on_seats_removed = remove_seats
+        try:
+            outcome = app.execute(args.campaign, build(args), narration=args.narration)
+        finally:
+            for keyring in opened:
+                keyring.close()
         for r in outcome.events:
             print(f"{r.originator_version:>6} {msgspec.json.encode(r.event).decode()}")
         return 0

@@ -30,7 +30,7 @@ class Holder(msgspec.Struct, frozen=True, kw_only=True):
     "/campaigns/{campaign_id:uuid}/me",
     summary="Who this token is",
     tags=["queries"],
-    responses=problems.responses(400, 401, 404, 429),
+    responses=problems.responses(400, 401, 403, 404, 429),
 )
 async def whoami(campaign_id: FromPath[UUID], actor: ActorDep, services: ServicesDep) -> Holder:
     """The campaign and the seat the bearer token acts as; the owner's token has no seat."""

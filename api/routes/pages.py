@@ -106,7 +106,7 @@ class Session(msgspec.Struct, frozen=True, kw_only=True):
     status_code=200,
     summary="Exchange the token for a read-only session cookie (browsers)",
     tags=["lobby"],
-    responses=problems.responses(401, 404, 429),
+    responses=problems.responses(401, 403, 404, 429),
 )
 async def open_session(
     campaign_id: FromPath[UUID], request: Request[Any, Any, Any], actor: ActorDep

@@ -48,7 +48,7 @@ from projections.service import ReadModels
 from projections.timeline import Entry
 
 #: What these routes may answer besides their result.
-READ_PROBLEMS = problems.responses(400, 401, 404, 423, 429, 503)
+READ_PROBLEMS = problems.responses(400, 401, 403, 404, 423, 429, 503)
 Timeout = Annotated[
     float,
     QueryParameter(

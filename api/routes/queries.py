@@ -43,6 +43,7 @@ from api.services import (
     sse_events,
 )
 from application.aggregate import Campaign
+from application.errors import SeatRemoved
 from domain.capees import model as capees_model
 from domain.capees import views as capees_views
 from domain.capes import model as capes_model
@@ -319,11 +320,12 @@ async def stream_events(
 
     async def allowed() -> bool:
         """Whether the stream's token is still the campaign's: a new link for the seat
-        revokes it, and the stream opened with it ends before it sends anything more (it
-        went on reading the table live). Known tokens are checked in memory."""
+        revokes it, and so does an upheld dispute that takes the seat away (R-X-REC-8); the
+        stream opened with it ends before it sends anything more (it went on reading the
+        table live). Known tokens are checked in memory."""
         try:
             await authenticate(request, campaign_id, services, query=True)
-        except NotAuthorizedException:
+        except (NotAuthorizedException, SeatRemoved):
             return False
         return True
 

@@ -51,7 +51,7 @@ def diff(before: Any, after: Any) -> Any:
 
 OWNER_PROBLEMS = problems.responses(400, 401, 403, 404, 409, 422, 423, 429)
 #: A preview is refused as the dispute would be (422, R-REC-2).
-PREVIEW_PROBLEMS = problems.responses(400, 401, 404, 422, 423, 429)
+PREVIEW_PROBLEMS = problems.responses(400, 401, 403, 404, 422, 423, 429)
 
 
 class RecordView(msgspec.Struct, frozen=True, kw_only=True):
@@ -212,7 +212,7 @@ class Forked(msgspec.Struct, frozen=True, kw_only=True):
     status_code=201,
     tags=["record"],
     summary="Fork the campaign",
-    responses=problems.responses(400, 401, 404, 423, 429),
+    responses=problems.responses(400, 401, 403, 404, 423, 429),
 )
 async def fork_campaign(
     campaign_id: FromPath[UUID], data: JSONBody[ForkRequest], actor: ActorDep, services: ServicesDep

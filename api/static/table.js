@@ -665,6 +665,54 @@
   /* The longest wait between two tries to reach the server again (as the first load's). */
   const RETRY_MAX_MS = 5000;
   const LINK_GONE = "This link no longer works (a new one was issued, or it is not this campaign’s). Ask the owner for a new one.";
+  /* The rule of a seat an upheld dispute took away: its link is refused with 403, the server's
+     words naming the dispute. */
+  const SEAT_REMOVED = "R-X-REC-8";
+
+  /* What to tell the player whose link the server no longer takes, or null for any other
+     refusal: a new link was issued for the seat (401), or an upheld dispute took the seat
+     away (403, R-X-REC-8, in the server's words, which name the dispute). */
+  function linkGone(err) {
+    if (!(err instanceof Capes.Problem)) return null;
+    if (err.status === 401) return LINK_GONE;
+    if (err.status === 403 && err.problem.rule === SEAT_REMOVED) {
+      const said = err.message;
+      return said.charAt(0).toUpperCase() + said.slice(1) + (said.endsWith(".") ? "" : ".");
+    }
+    return null;
+  }
+
+  /* If ``err`` says the link no longer works (``linkGone``): the stream closed, the page says
+     so and tries nothing more; true. */
+  function endIfGone(err) {
+    const gone = linkGone(err);
+    if (gone === null) return false;
+    if (source) source.close();
+    clearTimeout(offlineTimer);
+    $("live").textContent = "";
+    $("live").className = "live";
+    $("offline").hidden = true;
+    $("fatal").hidden = false;
+    $("fatal").textContent = gone;
+    return true;
+  }
+
+  /* The board no longer has this page's seat: an upheld dispute took it away (R-X-REC-8).
+     The server says so, naming the dispute, once its keys know (at once, or a moment later
+     when another process wrote them): asked until it does, or the seat is back. */
+  let seatCheck = null;
+  function checkSeat(wait = 500) {
+    if (seatCheck !== null || S.me.owner || !S.board || S.me.seat <= S.board.players.length) return;
+    seatCheck = setTimeout(async () => {
+      seatCheck = null;
+      try {
+        await call("GET", "/me");
+      } catch (err) {
+        if (endIfGone(err)) return;
+      }
+      checkSeat(Math.min(wait * 2, RETRY_MAX_MS));
+    }, wait);
+  }
 
   /* An event of the log, from the stream or read after a move; once only, whichever brings it. */
   function hear(event) {
@@ -735,11 +783,12 @@
       } while (S.again);
     } catch (err) {
       // Unreachable (the server restarting): the stream's next board message refreshes again.
-      if (err instanceof Capes.Problem) {
+      // A 401 here is the link replaced while the page read, a 403 of R-X-REC-8 its seat
+      // taken away by a dispute (the stream then ends and says the same): the one message a
+      // player can act on, whichever read saw it first.
+      if (err instanceof Capes.Problem && !endIfGone(err)) {
         $("fatal").hidden = false;
-        // A 401 here is the link replaced while the page read (the stream then ends and says
-        // the same): the one message a player can act on, whichever read saw it first.
-        $("fatal").textContent = err.status === 401 ? LINK_GONE : problemText(err);
+        $("fatal").textContent = problemText(err);
       }
     } finally {
       S.refreshing = false;
@@ -827,6 +876,7 @@
         S.board = data.board;
         S.version = data.version;
         refresh();
+        checkSeat();
         return;
       }
       hear(data);
@@ -834,22 +884,13 @@
   }
 
   /* The stream again, after the browser gave up on it, from the last event the page has; a
-     link revoked meanwhile (a new one issued for this seat) is said so, not retried for ever. */
+     link revoked meanwhile (a new one issued for this seat, or the seat taken away by a
+     dispute) is said so, not retried for ever. */
   async function revive() {
     try {
       await call("GET", "/me");
     } catch (err) {
-      if (err instanceof Capes.Problem && err.status === 401) {
-        source.close();
-        $("live").textContent = "";
-        $("live").className = "live";
-        $("offline").hidden = true;
-        clearTimeout(offlineTimer);
-        $("fatal").hidden = false;
-        $("fatal").textContent = LINK_GONE;
-        return;
-      }
-      reviveLater();
+      if (!endIfGone(err)) reviveLater();
       return;
     }
     listen(S.heard);
@@ -942,7 +983,7 @@
     } catch (err) {
       if (!(err instanceof Capes.Problem)) throw err;  // unreachable: start() tries again
       $("fatal").hidden = false;
-      $("fatal").textContent = err.status === 401 ? LINK_GONE : problemText(err);
+      $("fatal").textContent = linkGone(err) || problemText(err);
       return;
     }
     $("who").textContent = S.me.owner ? "You are the owner" : `You are seat ${S.me.seat}`;

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from helpers import Table, client, open_campaign
+from helpers import Table, a_scene_played_to_its_end, client, disputed_away, open_campaign
 from playwright.sync_api import expect
 from test_play_in_browser import APOS, WAIT, Run, new_context, open_table, see, serving, watch
 
@@ -340,6 +340,33 @@ def test_a_page_whose_link_was_replaced_says_so_when_its_stream_ends(
     assert "no longer works" in ben.text_content("#fatal")
     assert not ben.is_visible("#offline")
     assert not ben.errors, ben.errors
+
+
+def test_a_page_whose_seat_a_dispute_took_away_says_so_naming_the_dispute(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """R-X-REC-8: Dana's page is open when the table upholds a dispute about her seating: the
+    page says her seat was removed by that dispute, rather than showing a board without her
+    seat, or "Reconnecting…" for ever once its stream ends; and so does her link opened
+    again."""
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
+    a_scene_played_to_its_end(table)
+    table.seat("Dana")
+    dana = open_page(table, table.tokens[4])
+    dana.wait_for_function("document.getElementById('live').textContent === 'live'")
+    assert dana.text_content("#who") == "You are Dana (seat 4)"
+
+    dispute = disputed_away(table, 4)
+
+    said = f"Seat 4 was removed from this campaign by dispute #{dispute}"
+    expect(dana.locator("#fatal")).to_contain_text(said, timeout=WAIT)
+    expect(dana.locator("#offline")).to_be_hidden()
+    assert dana.text_content("#live") == ""
+    assert not dana.errors, dana.errors
+    link = f"{dana.url.split('#')[0]}#token={table.tokens[4]}"
+    dana.goto("about:blank")
+    dana.goto(link)
+    expect(dana.locator("#fatal")).to_contain_text(said, timeout=WAIT)
 
 
 def test_a_read_refused_for_the_link_says_the_link_no_longer_works(

@@ -27,7 +27,7 @@ from api.app import create_app
 from api.schemas import CommandRequest
 from application.campaigns import Campaigns
 from application.dice import DiceSource
-from cli.demo import SCRIPT
+from cli.demo import NIGHTJAR_BUILD, SCRIPT, TEMPEST_BUILD
 from domain.capes import commands as c
 
 JSON = dict[str, Any]
@@ -160,6 +160,44 @@ def open_campaign(client: Client, name: str = "Harbor City", starting_tokens: in
 def demo_table(client: Client) -> Table:
     """The demo's campaign with its three players seated, ready for :data:`DEMO_STEPS`."""
     return open_campaign(client, "Demo: Harbor City", DEMO_TOKENS, DEMO_PLAYERS)
+
+
+def a_scene_played_to_its_end(table: Table) -> None:
+    """At a table of three seats, seats 1 and 2 make a character each and play the first
+    scene to its end: a turn each that creates nothing ends the page, and with it the scene
+    (R-SCENE-4). Players may then sit down (R-X-SEAT-1), and the scene's moves, and the
+    seatings since, may still be disputed (R-X-REC-5)."""
+    table.play("", c.CreateCharacter(seat=1, name="Nightjar", build=NIGHTJAR_BUILD))
+    table.play("", c.CreateCharacter(seat=2, name="Tempest", build=TEMPEST_BUILD))
+    table.play("", c.FrameScene(seat=1, text="The docks"))
+    for command in (c.ChooseCharacter(seat=1, character=1), c.PassClaiming(seat=1),
+                    c.ChooseCharacter(seat=2, character=2), c.PassClaiming(seat=2),
+                    c.PassClaiming(seat=3), c.PassClaiming(seat=1), c.PassClaiming(seat=2),
+                    c.StartTurn(seat=1, character=1), c.EndTurn(seat=1),
+                    c.StartTurn(seat=2, character=2)):
+        table.play("", command)
+    ended = table.play("", c.EndTurn(seat=2))
+    assert "SceneEnded" in event_types(ended), ended
+
+
+def disputed_away(table: Table, seat: int) -> int:
+    """Seat 1 disputes the seating of ``seat`` (the last one seated, between scenes:
+    R-X-REC-5) and the other seats uphold it, but ``seat`` itself: the game goes back to
+    before the player sat down (R-REC-5). The dispute's number."""
+    page = table.query("events", after=max(table.version() - 10, 0))["events"]
+    seated = [e["position"] for e in page if e["type"] == "PlayerSeated"][-1]
+    opened = table.send({"type": "open_dispute", "seat": 1, "position": seated,
+                         "reason": "A seat taken at the wrong table"})
+    assert opened.status_code == 200, opened.text
+    dispute = int(table.query("record")["dispute"]["id"])
+    for voter in sorted(table.tokens):
+        if voter in (1, seat):
+            continue
+        voted = table.send({"type": "vote", "seat": voter, "uphold": True})
+        assert voted.status_code == 200, voted.text
+        if "Rewound" in event_types(voted.json()):
+            return dispute
+    raise AssertionError("the dispute was not upheld")
 
 
 def play_until(table: Table, narration: str) -> int:

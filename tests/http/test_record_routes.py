@@ -4,16 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import DEMO_STEPS, Table, app_client, bearer, demo_table, play_until
+from helpers import (
+    DEMO_STEPS,
+    Table,
+    a_scene_played_to_its_end,
+    app_client,
+    bearer,
+    demo_table,
+    disputed_away,
+    open_campaign,
+    play_until,
+)
 from litestar.testing import TestClient
 
 from application.campaigns import Campaigns
 from application.config import persistence_env
 from application.dice import ScriptedDice
 from cli.demo import DEMO_DICE
+from cli.main import main
 
 
 @pytest.fixture
@@ -133,6 +145,78 @@ def test_the_list_kept_between_reads_drops_a_move_undone(client: TestClient[Any]
     assert started in listed_as_previews_allow(client, table)
     assert table.send({"type": "undo"}, seat=3).status_code == 200
     assert started not in listed_as_previews_allow(client, table)
+
+
+def a_seat_taken_after_the_scene_and_disputed_away(client: TestClient[Any]) -> tuple[Table, int]:
+    """Ana, Ben and Cleo play a scene to its end; Dana sits down (seat 4); Ana disputes her
+    seating (R-X-REC-5) and Ben and Cleo uphold it: the game goes back to before Dana sat
+    down (R-REC-5). The table, and the dispute's number."""
+    table = open_campaign(client, players=["Ana", "Ben", "Cleo"])
+    a_scene_played_to_its_end(table)
+    assert table.seat("Dana") == 4
+    assert table.query("board", seat=4)["players"][3] == "Dana"
+    dispute = disputed_away(table, 4)
+    assert table.query("board")["players"] == ["Ana", "Ben", "Cleo"]
+    return table, dispute
+
+
+def test_a_seat_an_upheld_dispute_took_away_loses_its_link_reads_included(
+    client: TestClient[Any],
+) -> None:
+    """R-X-REC-8: Dana's link is refused from then on, whatever it asks — a read, a command,
+    who it is — with 403 naming the dispute: she is no longer at the table, and her link
+    went on reading it as a seat that no longer exists. (Her live stream ends too: the
+    browser's test, where a stream can be followed.)"""
+    table, dispute = a_seat_taken_after_the_scene_and_disputed_away(client)
+    asked = [client.get(table.url(path), headers=table.as_seat(4))
+             for path in ("", "/board", "/events", "/me", "/record")]
+    asked.append(client.post(table.url("/commands"), headers=table.as_seat(4),
+                             json={"command": {"type": "narrate", "seat": 4, "text": "Hi"}}))
+    for refused in asked:
+        assert refused.status_code == 403, (refused.request.url, refused.text)
+        problem = refused.json()
+        assert problem["rule"] == "R-X-REC-8"
+        assert f"seat 4 was removed from this campaign by dispute #{dispute}" in problem["detail"]
+    assert table.query("board", seat=2)["players"] == ["Ana", "Ben", "Cleo"]  # the others play on
+
+
+def test_a_seat_taken_again_after_a_dispute_took_it_away_plays_with_its_new_link(
+    client: TestClient[Any],
+) -> None:
+    """R-X-REC-8: the seat is taken again (Dana sits down anew: seat 4 again), with a new
+    link; the old one is then refused as any replaced link is (401)."""
+    table, _ = a_seat_taken_after_the_scene_and_disputed_away(client)
+    old = table.tokens[4]
+    assert table.seat("Dana") == 4
+    assert table.query("board", seat=4)["players"][3] == "Dana"
+    assert client.get(table.url("/board"), headers=bearer(old)).status_code == 401
+
+
+def test_a_seat_taken_away_by_a_vote_at_the_console_loses_its_link_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """R-X-REC-8: the last vote comes from the console (``capes vote``, on the store itself):
+    the seat's link is refused all the same."""
+    store = {"CAPES_DB": str(tmp_path / "table.sqlite")}
+    with app_client(persistence_env(store)) as client:
+        table = open_campaign(client, players=["Ana", "Ben", "Cleo"])
+        a_scene_played_to_its_end(table)
+        table.seat("Dana")
+        page = table.query("events", after=table.version() - 2)["events"]
+        seated = next(e["position"] for e in page if e["type"] == "PlayerSeated")
+        assert table.send({"type": "open_dispute", "seat": 1, "position": seated,
+                           "reason": "Dana sat down at the wrong table"}).status_code == 200
+        assert table.send({"type": "vote", "seat": 2, "uphold": True}).status_code == 200
+    monkeypatch.setenv("CAPES_DB", store["CAPES_DB"])
+    monkeypatch.delenv("CAPES_DATABASE_URL", raising=False)
+
+    assert main(["vote", table.campaign_id, "--seat", "3", "--uphold"]) == 0
+
+    with app_client(persistence_env(store)) as client:
+        refused = client.get(table.url("/board"), headers=table.as_seat(4))
+        assert refused.status_code == 403, refused.text
+        assert refused.json()["rule"] == "R-X-REC-8"
+        assert client.get(table.url("/board"), headers=table.as_seat(3)).status_code == 200
 
 
 def test_the_owner_settles_and_sets_options_and_seats_may_not(client: TestClient[Any]) -> None:

@@ -144,8 +144,9 @@ def test_request_bodies_that_refuse_unknown_fields_say_so(openapi: JSON) -> None
     ("/campaigns/{campaign_id}/commands", "post",
      {400, 401, 403, 404, 409, 413, 422, 423, 429}),
     ("/campaigns/{campaign_id}/close", "post", {401, 403, 404, 409, 422, 423, 429}),
-    ("/campaigns/{campaign_id}/board", "get", {400, 401, 404, 423, 429}),
-    ("/campaigns/{campaign_id}/events/stream", "get", {400, 401, 404, 423, 429}),
+    # 403: a seat an upheld dispute took away (R-X-REC-8).
+    ("/campaigns/{campaign_id}/board", "get", {400, 401, 403, 404, 423, 429}),
+    ("/campaigns/{campaign_id}/events/stream", "get", {400, 401, 403, 404, 423, 429}),
 ])
 def test_refusals_are_documented_as_problem_details(
     openapi: JSON, path: str, method: str, statuses: set[int]

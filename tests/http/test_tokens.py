@@ -20,7 +20,7 @@ from stores import MakeApp
 from api.app import TokensOutOfLog, create_app
 from application.campaigns import Campaigns
 from application.config import persistence_env
-from application.credentials import OWNER, Keyring
+from application.credentials import OWNER, Actor, Keyring
 from cli.main import main
 from domain.capes import commands as c
 
@@ -269,7 +269,7 @@ def test_stale_keys_in_a_local_store_are_confirmed_by_one_read_and_not_read_agai
         keys = server._cache[campaign][0]
         age(server, campaign, 1.5)
         assert server.cached(campaign, token) is None  # stale
-        assert server.confirmed(campaign, token) == server._actor(1)
+        assert server.confirmed(campaign, token) == Actor(seat=1)
         assert server._cache[campaign][0] is keys, "the same keys, not read again"
         assert server.cached(campaign, token) is not None  # fresh again
         assert server.confirmed(campaign, "a guess") is None

@@ -24,8 +24,10 @@ import pytest
 from helpers import (
     DEMO_STEPS,
     TIMEOUT,
+    a_scene_played_to_its_end,
     bearer,
     demo_table,
+    disputed_away,
     open_campaign,
     read_until,
     server,
@@ -161,6 +163,24 @@ def test_a_new_seat_token_stops_the_old_one_at_once_and_a_fork_gets_its_own_keys
     fork = forked.json()
     assert http.get(f"/campaigns/{fork['campaign_id']}",
                     headers=bearer(fork["owner_token"])).status_code == 200
+
+
+def test_a_seat_a_dispute_took_away_loses_its_link_at_once_through_the_writer_process(
+    http: TestClient[Any],
+) -> None:
+    """R-X-REC-8: the writer process's keys refuse the link of the seat that the upheld
+    dispute took away, and the server's own keys at once (not after they go stale)."""
+    table = open_campaign(http, players=["Ana", "Ben", "Cleo"])
+    a_scene_played_to_its_end(table)
+    table.seat("Dana")
+    assert http.get(table.url("/board"), headers=table.as_seat(4)).status_code == 200
+
+    dispute = disputed_away(table, 4)
+
+    refused = http.get(table.url("/board"), headers=table.as_seat(4))
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["rule"] == "R-X-REC-8"
+    assert f"dispute #{dispute}" in refused.json()["detail"]
 
 
 def test_a_writer_process_that_died_is_started_again_by_the_next_request(
