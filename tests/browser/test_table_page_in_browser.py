@@ -583,15 +583,22 @@ def test_whose_move_it_is_is_read_out_only_when_it_changes(
     expect(status).not_to_contain_text("Waiting for Ben (frame the scene)")
 
 
-def editor_before_the_first_scene(http: httpx.Client, open_page: Opener) -> tuple[Table, Any]:
-    """CAPEES!: the demo's table up to its story begun (two heroes made); the Editor's page,
-    whose Start the scene asks, with the picker, which hero the scene features."""
+def capees_demo_until(http: httpx.Client, last: type) -> Table:
+    """CAPEES!: a table of the Editor, Alice and Joe that played the demo's script (its seats'
+    commands) up to its first command of type ``last``, included."""
     table = open_campaign(http, players=("Editor", "Alice", "Joe"), edition="capees")
     for _, command in demo_capees.SCRIPT:
         if isinstance(command, demo_capees.c.SeatCommand):
             table.play("", command)
-            if isinstance(command, demo_capees.c.BeginStory):
+            if isinstance(command, last):
                 break
+    return table
+
+
+def editor_before_the_first_scene(http: httpx.Client, open_page: Opener) -> tuple[Table, Any]:
+    """CAPEES!: the demo's table up to its story begun (two heroes made); the Editor's page,
+    whose Start the scene asks, with the picker, which hero the scene features."""
+    table = capees_demo_until(http, demo_capees.c.BeginStory)
     return table, open_page(table, table.tokens[1])
 
 
@@ -774,12 +781,7 @@ def test_a_sides_total_is_read_out_as_its_total_in_both_editions(
     shown = event.get_by_text("total", exact=True).first.evaluate(
         "e => { const r = e.getBoundingClientRect(); return [r.width, r.height]; }")
     assert shown[0] <= 1 and shown[1] <= 1, shown
-    capees = open_campaign(http, players=("Editor", "Alice", "Joe"), edition="capees")
-    for _, command in demo_capees.SCRIPT:
-        if isinstance(command, demo_capees.c.SeatCommand):
-            capees.play("", command)
-            if isinstance(command, demo_capees.c.KeepRoll):
-                break
+    capees = capees_demo_until(http, demo_capees.c.KeepRoll)
     editor = open_page(capees, capees.tokens[1])
     robbery = editor.get_by_role("article").filter(has_text="Robbery")
     expect(robbery.get_by_role("heading", name="Hero side total 1", exact=True)).to_be_visible()
