@@ -602,6 +602,16 @@ def editor_before_the_first_scene(http: httpx.Client, open_page: Opener) -> tupl
     return table, open_page(table, table.tokens[1])
 
 
+def picker_opened_by_keyboard(editor: Any) -> tuple[Any, Any]:
+    """The Editor's Start the scene, focused and pressed with Enter, and the picker it opened."""
+    start = editor.get_by_role("button", name="Start the scene")
+    picker = editor.get_by_role("dialog")
+    start.focus()
+    editor.keyboard.press("Enter")
+    expect(picker).to_be_visible()
+    return start, picker
+
+
 def test_the_picker_is_answered_and_closed_from_the_keyboard(
     http: httpx.Client, open_page: Opener
 ) -> None:
@@ -610,11 +620,7 @@ def test_the_picker_is_answered_and_closed_from_the_keyboard(
     asked again, Tab and Enter choose Silverstar, and the move made, the focus is on the moves'
     heading."""
     table, editor = editor_before_the_first_scene(http, open_page)
-    start = editor.get_by_role("button", name="Start the scene")
-    picker = editor.get_by_role("dialog")
-    start.focus()
-    editor.keyboard.press("Enter")
-    expect(picker).to_be_visible()
+    start, picker = picker_opened_by_keyboard(editor)
     expect(picker.get_by_role("button", name="Night Maiden")).to_be_focused()
     editor.keyboard.press("Escape")
     expect(picker).to_be_hidden()
@@ -637,11 +643,7 @@ def test_the_keyboard_stays_in_the_picker_until_it_closes(
     Shift+Tab go round its buttons (Night Maiden, Silverstar, Cancel), never out into the
     page. Escape closes it, and the focus is back on the move's button that opened it."""
     _, editor = editor_before_the_first_scene(http, open_page)
-    start = editor.get_by_role("button", name="Start the scene")
-    picker = editor.get_by_role("dialog")
-    start.focus()
-    editor.keyboard.press("Enter")
-    expect(picker).to_be_visible()
+    start, picker = picker_opened_by_keyboard(editor)
     assert picker.evaluate("dialog => dialog.matches(':modal')")
     # From Night Maiden, twice round each way.
     for name in ["Silverstar", "Cancel", "Night Maiden", "Silverstar", "Cancel", "Night Maiden"]:
