@@ -523,7 +523,11 @@ class Catchup:
                 with self._lock:
                     self.folds.clear()
                     self._drop()
-                    self.refresh()
+                    # Read again at the next step, inside this try: a store still down then
+                    # fails that step and is tried again after a longer pause. Read here, its
+                    # failure ended the thread for good (PostgreSQL unreachable, its wait for a
+                    # connection failing fast) and the read models never moved again.
+                    self._positions = {}
                 continue
             if read >= self.batch:
                 continue  # more is waiting: read on at once

@@ -21,7 +21,9 @@ import httpx
 import psycopg
 import pytest
 from stores import POSTGRES_URL, MakeApp, conninfo
+from tcp_proxy import TcpProxy
 
+import projections.election
 from application.campaigns import Campaigns, open_campaigns
 from application.sqlite_store import held_by
 from projections.election import PostgresElection
@@ -315,3 +317,39 @@ def test_two_capes_serve_on_one_store_answer_from_one_runner_and_the_other_takes
         timeline_at_a_command(stands, "Asked after the other server was killed")
         said = stands_log.read_text()
         assert not [word for word in FAILED if word in said], said
+
+
+@pytest.mark.postgres
+def test_read_models_go_on_through_an_outage_of_postgresql_and_catch_up_after_it(
+    postgres_env: dict[str, str], make_app: MakeApp, caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PostgreSQL unreachable for longer than a step's retry: the runner's thread lives on
+    (its recovery, reading its positions again, failed too and ended the thread for good once
+    a wait for a connection failed fast: the read models then never moved again), and once
+    PostgreSQL is back they catch up with what was played meanwhile elsewhere."""
+    # The runner looks at its lock's connection only once a minute: it steps on through the
+    # outage (as it does for up to a second between two looks), and its steps fail.
+    monkeypatch.setattr(projections.election, "CHECK_EVERY", 60.0)
+    caplog.set_level(logging.INFO, logger="projections")
+    writer = make_app(postgres_env)
+    campaign = open_table(writer, "Harbor", players=2)
+    with TcpProxy(postgres_env["POSTGRES_HOST"], int(postgres_env["POSTGRES_PORT"])) as proxy:
+        behind = make_app({**postgres_env, "POSTGRES_HOST": "127.0.0.1",
+                           "POSTGRES_PORT": str(proxy.port), "POSTGRES_CONNECT_TIMEOUT": "1"})
+        read_models = a_runner(behind)
+        try:
+            assert read_models.runner.wait(writer.recorder.max_notification_id(), drive=False,
+                                           timeout=30)
+            proxy.down()
+            play(writer, campaign, random.Random(5), 10)  # the runner's next step fails
+            assert eventually(lambda: read_models.runner.error is not None, timeout=30)
+            time.sleep(4)  # its retries, each reading its positions again, fail too
+            assert read_models.runner._thread is not None
+            assert read_models.runner._thread.is_alive(), "the read models' thread ended"
+            proxy.up()
+            head = writer.recorder.max_notification_id()
+            assert read_models.runner.wait(head, drive=False, timeout=60), "caught up after"
+            check_read_models(behind, read_models, [campaign])
+        finally:
+            read_models.close()
