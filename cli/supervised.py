@@ -9,6 +9,7 @@ import errno
 import logging
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -24,6 +25,11 @@ log = logging.getLogger("uvicorn.error")
 #: Seconds before starting a process that failed again (doubling up to :data:`MAX_RETRY`).
 RETRY = 1.0
 MAX_RETRY = 30.0
+
+#: How a child that was asked to stop ends: by itself (0), or by SIGTERM or SIGINT when it came
+#: before the child set its handler. Anything else (SIGKILL from the out-of-memory killer, a
+#: crash) is a failure, and the child is started again.
+ASKED_TO_STOP = frozenset({0, -signal.SIGTERM, -signal.SIGINT})
 
 #: The sockets' folders are ``capes-<pid of capes serve>-<random>`` in the temporary directory.
 PREFIX = "capes-"
@@ -153,8 +159,12 @@ class Supervised:
             process = self._process
             assert process is not None
             code = process.wait()
-            if self._stopping.is_set() or code == 0:
-                return  # stopped on purpose (by stop(), or by Ctrl-C with the server)
+            if self._stopping.is_set() or code in ASKED_TO_STOP:
+                # Stopped on purpose: by stop(), or with the server by Ctrl-C or a service
+                # manager's SIGTERM to the group. A child sets its own handler (and then
+                # exits 0) only once its imports are done: in its first second the signal
+                # itself ends it, and starting it again there made a group stop log an error.
+                return
             # Logged only: it was printed too, and every start again said so twice.
             log.error("the %s ended with %s; starting it again in %.1f s", self.what, code, retry)
             if self._stopping.wait(retry):

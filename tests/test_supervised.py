@@ -5,14 +5,18 @@ with the next one."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from cli.supervised import new_folder, sweep
+import pytest
+
+from cli.supervised import Supervised, new_folder, sweep
 
 
 def gone_pid() -> int:
@@ -91,3 +95,54 @@ def test_folders_holding_anything_but_sockets_or_not_named_for_a_process_stay(
     (with_a_file / "notes.txt").write_text("mine")
     assert sweep(tmp_path) == []
     assert all(folder.exists() for folder in [*kept, with_a_file])
+
+
+class Sleeper(Supervised):
+    """A child that sleeps: what ``capes serve``'s children look like to their watcher."""
+
+    what = "sleeper"
+    retry = 0.05
+
+    def command(self) -> tuple[list[str], dict[str, str], tuple[int, ...]]:
+        return ["-c", "import time; time.sleep(60)"], dict(os.environ), ()
+
+
+def ended_by(sleeper: Sleeper, how: signal.Signals) -> None:
+    """Send the running child ``how`` and wait until it has ended (and its watcher saw it)."""
+    process = sleeper._process
+    assert process is not None
+    os.kill(process.pid, how)
+    process.wait(10)
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
+def test_a_child_stopped_by_a_signal_before_its_handler_was_set_is_not_started_again(
+    how: signal.Signals, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A group stop (Ctrl-C, or a service manager's SIGTERM to the group) in a child's first
+    second, before it set its handler, ends it by the signal: it was asked to stop like the
+    server, not failing, and starting it again made the stop log an error and wait."""
+    sleeper = Sleeper({})
+    sleeper.start()
+    try:
+        ended_by(sleeper, how)
+        time.sleep(0.5)  # ten times the retry: a new start would have come
+        assert sleeper.starts == 1
+        assert "starting it again" not in caplog.text
+    finally:
+        sleeper.stop()
+
+
+def test_a_child_killed_otherwise_is_started_again(caplog: pytest.LogCaptureFixture) -> None:
+    """SIGKILL is not a request to stop (the kernel's out-of-memory killer sends it)."""
+    sleeper = Sleeper({})
+    sleeper.start()
+    try:
+        ended_by(sleeper, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while sleeper.starts < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert sleeper.starts == 2
+        assert "the sleeper ended with -9; starting it again" in caplog.text
+    finally:
+        sleeper.stop()
