@@ -71,8 +71,21 @@ def _names(args: argparse.Namespace) -> list[str] | None:
 
 def _run(args: argparse.Namespace) -> int:
     stop = threading.Event()
+    running: list[ReadModels] = []  # once open: its runner is woken as well as stopped
+
+    def asked_to_stop(*_: object) -> None:
+        # Setting `stop` alone left the runner asleep in its poll (an hour with `--poll 3600`)
+        # until the poll ended. From a thread: this handler runs on the main thread, which may
+        # be inside an event's wait holding that event's (plain) lock, which set() takes.
+        def wake() -> None:
+            stop.set()
+            for read_models in running:
+                read_models.runner.stop(timeout=0)
+
+        threading.Thread(target=wake, name="capes-stop", daemon=True).start()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, asked_to_stop)
     wake = os.environ.get(WAKE_ENV, "").strip()
     # Without a wake, what wakes the runner (the store's NOTIFY on PostgreSQL, else a poll)
     # is followed at once: a server waiting for a position has no other way to hurry it.
@@ -95,6 +108,7 @@ def _run(args: argparse.Namespace) -> int:
     # process that gets the CPU only when nothing else wants it must hold nobody.
     with _read_models(_names(args), linger=linger, latest_every=latest_every, poll=args.poll,
                       checkpoints=not idle, woken_at=wake or None) as read_models:
+        running.append(read_models)
         status = read_models.status()
         print(f"Following {describe_store()} for {', '.join(read_models.models)}: the store is "
               f"at {status['head']}, the read models at {status['positions']}{how}",

@@ -369,3 +369,19 @@ def test_a_rebuild_gets_past_an_event_it_cannot_apply_and_names_it(
     assert f"left out campaign {damaged} from its event 2" in out
     assert main(["analytics", str(campaign)]) == 0
 
+
+
+def test_capes_projections_run_with_a_long_poll_stops_at_once_when_asked(tmp_path: Path) -> None:
+    """SIGTERM woke nothing: the runner slept out its poll (an hour here) before it stopped, and
+    a service manager's stop waited for it, then killed it."""
+    env: Mapping[str, str] = {**os.environ, "CAPES_DB": str(tmp_path / "capes.sqlite")}
+    runner = subprocess.Popen([sys.executable, "-m", "cli.main", "projections", "run",
+                               "--poll", "3600"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    assert runner.stdout is not None
+    assert "Following" in runner.stdout.readline()
+    time.sleep(1)  # asleep in its poll
+    runner.send_signal(signal.SIGTERM)
+    out, _ = runner.communicate(timeout=10)
+    assert runner.returncode == 0, out
+    assert "stopped at" in out
