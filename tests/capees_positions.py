@@ -179,3 +179,18 @@ GIVING: Script = [
                                                      drive="Justice")),
     *SCRIPT[_MAIDEN_ENDS:],
 ]
+
+
+#: Alice's chance to react to her own kept roll: Night Maiden's Shadow Strike raised
+#: Hostages' Hero die to 4 (its Debt on Justice); the Tropes rated 4 or more may react
+#: (C-REACT-1), and a reaction may stake just before it, on any Complication (C-REACT-3).
+REACTING: Script = until("'Stand down, lady!'")[:-2]
+assert REACTING[-1][1] == c.KeepRoll(seat=ALICE)
+
+#: Night Maiden's action goes on (nobody reacted): she splits Hostages' Hero 4 into 2 + 2,
+#: staking her Justice Debt just before, and one die opens her own side (C-SPLIT-3, C-SPLIT-4).
+SPLITTING: Script = [
+    *REACTING, ("", PASS_REACTIONS),
+    ("Night Maiden goes her own way", c.Split(seat=ALICE, complication=HOSTAGES, die=1, into=2,
+                                              move=1, stake=1, drive="Justice")),
+]

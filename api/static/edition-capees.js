@@ -58,7 +58,8 @@ Capes.editions.capees = (T) => {
     "capees.keep_roll": ["Keep the roll", []],
     "capees.turn_back": ["Turn the roll back", []],
     "capees.react": ["React", [["character", "mine", "Character"], ["ability", "ability", "Ability"], driveField,
-      ["stake", "count", "Debt staked just before (optional)", 0], ["stake_drive", "drive", "Drive staking it"]]],
+      ["stake", "count", "Debt staked just before (optional)", 0], ["stake_drive", "drive", "Drive staking it"],
+      ["stake_on", "stake-on", "Staked on"]]],
     "capees.pass_reaction": ["Pass (no reaction)", []],
     "capees.split": ["Split a die", [complicationField, ["die", "die", "Die"],
       ["into", "count", "Into how many dice", 2], ["move", "count", "How many open a new side", 0],
@@ -78,6 +79,9 @@ Capes.editions.capees = (T) => {
     switch (kind) {
       case "complication":
         return b.complications.map((x) => [x.id, `#${x.id} ${x.name}`]);
+      case "stake-on":
+        // C-REACT-3: a reaction's stake goes on any Complication; left out, the die's own.
+        return [["", "(the die’s Complication)"], ...b.complications.map((x) => [x.id, `#${x.id} ${x.name}`])];
       case "claimed":
         return b.complications.filter((x) => x.claimed_by !== null).map((x) => [x.id, `#${x.id} ${x.name} (${charName(x.claimed_by)})`]);
       case "die":
@@ -194,7 +198,9 @@ Capes.editions.capees = (T) => {
         class: `side ${s.faction}` + (c.controlling_side === s.index ? " controlling" : ""),
       },
       el("h4", {}, `${SIDE[s.faction]} side`, total(s.total)),
-      s.owner ? el("p", { class: "meta" }, `opened by ${player(s.owner)}`) : "",
+      // A split-off side belongs to the character that opened it (C-SPLIT-3): ``owner`` is a
+      // character, not a seat (it was shown as "opened by seat 7").
+      s.owner ? el("p", { class: "meta owner" }, `${charName(s.owner)}’s own side (split off)`) : "",
       el("div", { class: "dice" }, s.dice.map(([id, value]) => die(id, value, `, ${SIDE[s.faction]} side`))),
       s.stakes.length ? el("p", { class: "meta" }, "Staked: " + s.stakes.map((st) => `${st.amount} ${st.drive} (${charName(st.character)})`).join(", ")) : ""))));
   }

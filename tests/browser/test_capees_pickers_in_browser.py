@@ -7,7 +7,9 @@ Each position (``tests/capees_positions.py``) is set up over HTTP by the seats' 
 real server with scripted dice; then the seat whose move it is opens the table in Chromium,
 and the test reads the lists its form offers. A list of every character (or Complication)
 would hold a choice the server refuses, so each position has one. Last, C-RES-3's *Give Story
-Tokens* form: another player's winning staker gives its tokens (``GIVING``).
+Tokens* form: another player's winning staker gives its tokens (``GIVING``). And what the
+board shows of a split-off side, and a reaction's stake on another Complication (C-SPLIT-3,
+C-REACT-3).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from capees_positions import (
     CLAIMING,
     CLAIMING_AFTER_SILVERSTAR,
     GIVING,
+    REACTING,
+    SPLITTING,
     STAKING,
     STAKING_DICE,
     Script,
@@ -31,7 +35,16 @@ from capees_positions import (
 from helpers import Table, client, open_campaign
 from test_play_in_browser import Run, click_and_wait, new_context, open_table, serving, watch
 
-from cli.demo_capees import ALICE, DEMO_DICE, EDITOR, JOE, NIGHT_MAIDEN, PASS_REACTIONS
+from cli.demo_capees import (
+    ALICE,
+    DEMO_DICE,
+    EDITOR,
+    HOSTAGES,
+    JOE,
+    NIGHT_MAIDEN,
+    PASS_REACTIONS,
+    ROBBERY,
+)
 from domain.capees import commands as c
 
 pytestmark = pytest.mark.browser
@@ -227,4 +240,38 @@ def test_a_staker_gives_its_story_tokens_to_the_player_chosen_in_the_forms_own_l
     assert tokens(alice, JOE) == joe_before
     given = alice.locator("#log li").last.text_content()
     assert "Alice" in given and "Story tokens given" in given, given
+    assert not alice.errors, alice.errors
+
+
+# -- C-SPLIT-3, C-REACT-3: a split-off side, a reaction's stake elsewhere -----------------------
+
+
+def test_a_split_off_side_is_shown_as_its_characters_own(reach: Any) -> None:
+    """C-SPLIT-3: given Night Maiden split Hostages' Hero die and opened a side of her own,
+    then the page names her as that side's owner (the board's ``owner`` is a character; it
+    was shown as a seat, "opened by seat 7")."""
+    alice = reach(SPLITTING, ALICE)
+    side = alice.locator(f'[data-complication="{HOSTAGES}"] .side').nth(2)
+    assert "Night Maiden" in side.locator(".meta").first.text_content(), side.text_content()
+    assert "seat" not in side.text_content(), side.text_content()
+    assert not alice.errors, alice.errors
+
+
+@pytest.mark.parametrize("dice", [(*DEMO_DICE[:2], 3)])
+def test_a_reaction_stakes_on_the_complication_chosen_in_its_form(reach: Any) -> None:
+    """C-REACT-3: given Alice's chance to react to her own 4 on Hostages (where the Hero side
+    Controls), when she reacts with Last word, staking 1 Justice just before on Robbery (which
+    the Opponents Control), then the stake lies on Robbery. The form had no field for the
+    stake's Complication, so a reaction could stake only on the die's own, where here the
+    rules refuse it (C-STAKE-3)."""
+    alice = reach(REACTING, ALICE)
+    form = alice.locator('form[data-move="capees.react"]')
+    form.get_by_label("Ability").select_option("Last word")
+    form.get_by_label("Debt staked just before (optional)").fill("1")
+    form.get_by_label("Drive staking it").select_option("Justice")
+    form.get_by_label("Staked on").select_option(label="#1 Robbery")
+    click_and_wait(alice, form.locator("button[type=submit]"))
+    alice.wait_for_function("!document.querySelector('form[data-move=\"capees.react\"]')")
+    robbery = alice.text_content(f'[data-complication="{ROBBERY}"]')
+    assert "1 Justice (Night Maiden)" in robbery, robbery
     assert not alice.errors, alice.errors
