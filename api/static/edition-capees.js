@@ -10,6 +10,10 @@ Capes.editions.capees = (T) => {
   const board = () => (S.past ? S.past.board : S.board);
   const complication = (id) => S.board.complications.find((c) => c.id === Number(id));
   const character = (id) => S.characters.find((c) => c.id === Number(id));
+  /* A Complication as the cards show it ("#2 Hostages"), and the value a die of it shows. */
+  const titled = (id) => `#${id} ${(board().complications.find((c) => c.id === id) || {}).name || ""}`;
+  const dieValue = (id, d) => (board().complications.find((c) => c.id === id) || { sides: [] }).sides
+    .flatMap((s) => s.dice).find(([n]) => n === d)?.[1];
   /* My characters: those I narrate in the scene, else those I made. */
   const mine = () => (S.board.present.length
     ? S.board.present.filter((p) => p.narrator === S.me.seat).map((p) => character(p.character))
@@ -57,7 +61,7 @@ Capes.editions.capees = (T) => {
       ["die", "die", "Die"], driveField]],
     "capees.keep_roll": ["Keep the roll", []],
     "capees.turn_back": ["Turn the roll back", []],
-    "capees.react": ["React", [["character", "mine", "Character"], ["ability", "ability", "Ability"], driveField,
+    "capees.react": ["React", [["character", "reactor", "Character"], ["ability", "ability", "Ability"], driveField,
       ["stake", "count", "Debt staked just before (optional)", 0], ["stake_drive", "drive", "Drive staking it"],
       ["stake_on", "stake-on", "Staked on"]]],
     "capees.pass_reaction": ["Pass (no reaction)", []],
@@ -110,8 +114,8 @@ Capes.editions.capees = (T) => {
         return characters(legal("capees.buy_prominence"));
       case "balanceable":
         return characters(legal("capees.balance"));
-      case "mine":
-        return mine().map((x) => [x.id, x.name]);
+      case "reactor":
+        return characters(legal("capees.react"));
       case "acting":
         return [["", "(the one whose turn it is)"], ...mine().map((x) => [x.id, x.name])];
       case "overdrawn":
@@ -130,11 +134,14 @@ Capes.editions.capees = (T) => {
         return [ASK, ...(who ? who.drives.map((d) => [d.name, `${d.name} (Debt ${d.debt})`]) : [])];
       case "ability": {
         // C-ABIL-5: Tropes serve reactions only, and only Tropes do; C-ABIL-4: Blocked, or
-        // used this page, shown but not chosen.
+        // used this page, shown but not chosen; a reaction's Tropes the server does not
+        // accept now (the board's options: rated below the die, C-REACT-1) likewise.
         const reaction = form && form.dataset.move === "capees.react";
+        const reacts = new Set(legal("capees.react").filter((o) => who && o.character === who.id).map((o) => o.ability));
         return who ? who.abilities.filter((a) => (a.type === "trope") === reaction).map((a) => [a.name,
           `${a.name} (${a.type} ${a.rating}${a.super ? ", super" : ""})`,
-          who.blocked.includes(a.name) ? "blocked" : who.used.includes(a.name) ? "used this page" : false]) : [];
+          who.blocked.includes(a.name) ? "blocked" : who.used.includes(a.name) ? "used this page"
+            : reaction && !reacts.has(a.name) ? "rated below the die" : false]) : [];
       }
       default:
         return [];
@@ -172,8 +179,11 @@ Capes.editions.capees = (T) => {
       const a = b.action;
       if (a) {
         bits.push(`${charName(a.character)} acts (${player(a.seat)})`);
-        if (a.roll) bits.push(`roll waiting: Complication #${a.roll[0]}, die ${a.roll[1]}: ${a.roll[2]} → ${a.roll[3]}`);
-        if (a.reacting) bits.push(`${player(a.reacting)} may react`);
+        if (a.roll) bits.push(`roll waiting: die ${a.roll[1]} on ${titled(a.roll[0])}: ${a.roll[2]} → ${a.roll[3]}`);
+        // The die the round is about: a Trope reacts only if rated at least its value
+        // (C-REACT-1), so a player must see which die that is.
+        if (a.reacting) bits.push(`${player(a.reacting)} may react` + (a.reaction
+          ? ` to die ${a.reaction[1]} on ${titled(a.reaction[0])}, showing ${dieValue(...a.reaction)}` : ""));
       }
     } else {
       bits.push(`Between scenes (${b.scenes_played} played)`);

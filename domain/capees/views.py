@@ -67,21 +67,29 @@ class ActionView(View, frozen=True, kw_only=True):
     roll: tuple[int, int, int, int] | None
     #: The seat whose chance it is to react.
     reacting: int | None
+    #: The die a reaction round is about: (complication, die) (C-REACT-1: a Trope reacts
+    #: only to it, rated at least its value). It defaults to none, so boards stored before
+    #: it existed still decode.
+    reaction: tuple[int, int] | None = None
 
 
-class OptionView(View, frozen=True, kw_only=True):
+class OptionView(View, frozen=True, kw_only=True, omit_defaults=True):
     """One choice a move's form may list: the character it names, and for a claim, an
-    absent opponent's stake or a gift of Story Tokens, the Complication."""
+    absent opponent's stake or a gift of Story Tokens, the Complication; for a reaction, the
+    Trope (``ability``, left out of the other moves' choices)."""
 
     character: int
     complication: int | None
+    ability: str | None = None
 
 
 #: The moves whose forms name a character (and a Complication): the board lists each seat's
 #: legal choices for them, so a page offers what the server accepts and copies no rule
-#: (C-PROM-3, C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5, C-RES-3).
+#: (C-PROM-3, C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5, C-RES-3); and the reactions, by
+#: character and Trope: which Tropes are rated high enough depends on the die (C-REACT-1), so a
+#: form listing every Trope offered choices the server always refused.
 LISTED: tuple[type[c.Command], ...] = (c.BuyProminence, c.Balance, c.Claim, c.Stake,
-                                       c.GiveTokens)
+                                       c.GiveTokens, c.React)
 
 
 class Board(View, frozen=True, kw_only=True):
@@ -116,7 +124,8 @@ class Board(View, frozen=True, kw_only=True):
     #: seat -> a move of ``waiting_for`` among :data:`LISTED` -> the characters (with the
     #: Complication, for a claim or ``capees.give_tokens``: the stakes whose tokens the seat
     #: gives) it may name now; for ``capees.stake``, the absent opponents
-    #: the Editor may stake for, the acting character aside. It defaults to none, so boards
+    #: the Editor may stake for, the acting character aside; for ``capees.react``, each
+    #: character with each Trope that may react (``ability``). It defaults to none, so boards
     #: stored before it existed still decode.
     options: dict[int, dict[str, tuple[OptionView, ...]]] = {}
 
@@ -217,7 +226,9 @@ def board(state: CampaignState) -> Board:
             split=action.split,
             roll=(action.roll.complication, action.roll.die, action.roll.before,
                   action.roll.rolled) if action.roll else None,
-            reacting=asked(state)) if action else None,
+            reacting=asked(state),
+            reaction=(action.reactions.complication, action.reactions.die)
+            if action.reactions and not action.roll else None) if action else None,
         overdrawn=scene.overdrawn if scene else (),
         waiting_for=waiting,
         options=options(state, waiting),
@@ -251,6 +262,9 @@ def _option(command: c.Command) -> OptionView | None:
         return OptionView(character=command.character, complication=command.complication)
     if isinstance(command, c.BuyProminence | c.Balance):
         return OptionView(character=command.character, complication=None)
+    if isinstance(command, c.React):
+        return OptionView(character=command.character, complication=None,
+                          ability=command.ability)
     return None
 
 

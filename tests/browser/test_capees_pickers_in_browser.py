@@ -275,3 +275,19 @@ def test_a_reaction_stakes_on_the_complication_chosen_in_its_form(reach: Any) ->
     robbery = alice.text_content(f'[data-complication="{ROBBERY}"]')
     assert "1 Justice (Night Maiden)" in robbery, robbery
     assert not alice.errors, alice.errors
+
+
+def test_react_offers_only_the_tropes_rated_for_the_die_the_page_names(reach: Any) -> None:
+    """C-REACT-1: given Alice's chance to react to Night Maiden's 4 on Hostages, then the page
+    says which die the round is about, and React's list lets her choose Last word (4) and Cold
+    fury (5) only: Vanish, Glare venomously and Dramatic entrance, rated below 4, are listed
+    but cannot be chosen (every one was offered, and always refused)."""
+    alice = reach(REACTING, ALICE)
+    line = alice.text_content("#scene-line")
+    assert "Alice may react to die 1 on #2 Hostages, showing 4" in line, line
+    abilities = alice.locator('form[data-move="capees.react"] [name=ability] option')
+    enabled = [o.text_content() for o in abilities.all() if not o.is_disabled()]
+    assert enabled == ["Last word (trope 4)", "Cold fury (trope 5, super)"], \
+        abilities.all_text_contents()
+    assert abilities.count() == 5
+    assert not alice.errors, alice.errors

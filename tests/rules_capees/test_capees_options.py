@@ -1,8 +1,9 @@
 """The board lists, for each move whose form names a character (and a Complication), the
 choices the rules accept now: whom a seat may buy or balance Prominence for, which character
 may claim which Complication, for which absent opponent the Editor may stake (C-PROM-3,
-C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5). The Decider works them out, so a page that lists
-them offers nothing the server refuses, and leaves nothing out."""
+C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5), and which Trope of which character may react
+(C-REACT-1, C-ABIL-4). The Decider works them out, so a page that lists them offers nothing
+the server refuses, and leaves nothing out."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from capees_positions import (
     CLAIMING,
     CLAIMING_AFTER_SILVERSTAR,
     MINION,
+    REACTING,
     STAKING,
     STAKING_DICE,
     THE_DRIVER,
@@ -38,6 +40,8 @@ from domain.capees.moves import accepted
 from domain.capees.views import LISTED, board
 
 Choice = tuple[int, int | None]
+#: A choice with its ability (a reaction's Trope), for the exact check.
+Named = tuple[int, int | None, str | None]
 
 
 def listed(state: CampaignState, seat: int, move: str) -> list[Choice]:
@@ -102,6 +106,18 @@ def test_the_editor_is_offered_a_stake_for_an_absent_opponent_when_the_actor_has
         t["the arch-villain"]}
 
 
+def test_react_lists_the_tropes_rated_at_least_the_die_and_the_board_names_that_die() -> None:
+    """C-REACT-1: given Night Maiden's Shadow Strike raised Hostages' Hero die to 4 and was
+    kept, when Alice's chance to react comes, then the board says which die the round is
+    about, and lists her Tropes rated 4 or more, Last word and Cold fury, not Vanish (1),
+    Glare venomously (2) or Dramatic entrance (3), which the rules refuse on a 4."""
+    shown = board(played(REACTING).state)
+    assert shown.action is not None and shown.action.reacting == ALICE
+    assert shown.action.reaction == (HOSTAGES, 1)
+    assert [(o.character, o.ability) for o in shown.options[ALICE]["capees.react"]] == [
+        (NIGHT_MAIDEN, "Last word"), (NIGHT_MAIDEN, "Cold fury")]
+
+
 def test_a_seat_is_listed_exactly_what_the_decider_accepts_at_every_step() -> None:
     """At every step of the positions above, for every character and Complication: listed
     if and only if the command naming them is accepted."""
@@ -121,23 +137,29 @@ def _check_exact(script: Script, dice: tuple[int, ...]) -> None:
             tag = str(kind.__struct_config__.tag)
             if tag not in moves:
                 continue
-            options = {(o.character, o.complication) for o in shown.options[seat][tag]}
+            options = {(o.character, o.complication, o.ability)
+                       for o in shown.options[seat][tag]}
             assert options == _accepted(state, seat, kind), (script[-1], seat, tag)
 
 
-def _accepted(state: CampaignState, seat: int, kind: type[c.Command]) -> set[Choice]:
-    """Every (character, Complication) the Decider accepts ``kind`` for, tried one by one (a
-    stake naming the acting character aside: that is the stake the form sends by default)."""
-    found: set[Choice] = set()
+def _accepted(state: CampaignState, seat: int, kind: type[c.Command]) -> set[Named]:
+    """Every (character, Complication, ability) the Decider accepts ``kind`` for, tried one
+    by one (a stake naming the acting character aside: that is the stake the form sends by
+    default)."""
+    found: set[Named] = set()
     action = state.scene.action if state.scene else None
     for ch in state.characters:
         if kind is c.Stake and action is not None and ch == action.character:
             continue
+        if kind is c.React:
+            found |= {(ch, None, a.name) for a in state.characters[ch].abilities
+                      if accepted(state, c.React(seat=seat, character=ch, ability=a.name))}
+            continue
         if kind in (c.BuyProminence, c.Balance):
             if accepted(state, kind(seat=seat, character=ch)):  # type: ignore[call-arg]
-                found.add((ch, None))
+                found.add((ch, None, None))
             continue
         for x in state.complications:
             if accepted(state, kind(seat=seat, character=ch, complication=x)):  # type: ignore[call-arg]
-                found.add((ch, x))
+                found.add((ch, x, None))
     return found
