@@ -194,3 +194,7 @@ SPLITTING: Script = [
     ("Night Maiden goes her own way", c.Split(seat=ALICE, complication=HOSTAGES, die=1, into=2,
                                               move=1, stake=1, drive="Justice")),
 ]
+
+#: Page 2's resolution, as in the demo: Alice checks Night Maiden's claim on Hostages, which
+#: resolves, so she must name its replacement (C-RES-4).
+RESOLVING: Script = until("The tellers walk out; the police take over")

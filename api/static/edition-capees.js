@@ -43,8 +43,8 @@ Capes.editions.capees = (T) => {
     "capees.begin_story": ["Begin a story as its Editor", [["victory_total", "count", "Victory Total", 24]]],
     "capees.start_scene": ["Start the scene", [["featured", "hero", "Hero who gets two Story Tokens (a story's first scene)"]]],
     "capees.use_inspiration": ["Use an Inspiration", [["inspiration", "inspiration", "Inspiration"],
-      ["name", "text", "The Complication it becomes"]]],
-    "capees.add_complication": ["Add a Complication", [["name", "text", "Complication"]]],
+      ["name", "required", "The Complication it becomes"]]],
+    "capees.add_complication": ["Add a Complication", [["name", "required", "Complication"]]],
     "capees.pass_setup": ["Pass (setup)", []],
     "capees.buy_prominence": ["Buy Prominence", [["character", "buyable", "Character"],
       ["points", "count", "Points (a Story Token each)", 1], ["side", "side", "Side"]]],
@@ -70,7 +70,7 @@ Capes.editions.capees = (T) => {
       ["stake", "count", "New Debt staked just before (optional)", 0], ["drive", "drive", "Drive staking it"]]],
     "capees.end_action": ["End the action", []],
     "capees.check_claim": ["Resolve a claim", [["complication", "claimed", "Complication"],
-      ["replacement", "text", "Its replacement (a new Complication; optional)"],
+      ["replacement", "required", "Its replacement: the new Complication’s name (C-RES-4)"],
       ["inspiration", "my-inspiration", "Made from my Inspiration"]]],
     "capees.give_tokens": ["Give Story Tokens", [["complication", "giving", "Complication"],
       ["character", "giver", "Whose stake"], ["to", "recipient", "Given to"]]],
@@ -149,7 +149,7 @@ Capes.editions.capees = (T) => {
   }
 
   /* The fields a move's form sends as text; the others are numbers. */
-  const strings = new Set(["text", "ability", "drive", "side"]);
+  const strings = new Set(["text", "required", "ability", "drive", "side"]);
 
   function choiceText(field, choice) {
     if (field === "side") return SIDE[choice];

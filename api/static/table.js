@@ -148,8 +148,10 @@
 
   /* Each legal move (a command type of ``waiting_for``) is a form made from the edition's
      ``MOVES[type] = [label, fields, action]``: a field is [name, kind, label, initial]; kinds
-     "text", "count", "dice", "bool", "names" are inputs, any other a select of the edition's
-     ``options(kind, form)``. ``action`` (if any) runs instead of sending the command. */
+     "text", "required" (a text the move cannot go without: the browser asks for it, and
+     gives it the focus, before anything is sent), "count", "dice", "bool", "names" are
+     inputs, any other a select of the edition's ``options(kind, form)``. ``action`` (if any)
+     runs instead of sending the command. */
   function fillSelect(select, kind, form) {
     const before = select.value;
     // An option's third item: false, or why it may not be chosen (true: "blocked").
@@ -174,8 +176,8 @@
         continue;
       }
       cell.append(el("label", { for: id }, text));
-      if (kind === "text" || kind === "count" || kind === "dice") {
-        cell.append(el("input", { id, name, autocomplete: "off",
+      if (kind === "text" || kind === "required" || kind === "count" || kind === "dice") {
+        cell.append(el("input", { id, name, autocomplete: "off", required: kind === "required",
           type: kind === "count" ? "number" : "text", min: kind === "count" ? Math.min(1, initial ?? 1) : null,
           value: initial === undefined ? (kind === "count" ? 1 : "") : initial }));
       } else if (kind === "names") {

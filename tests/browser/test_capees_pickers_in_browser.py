@@ -27,6 +27,7 @@ from capees_positions import (
     CLAIMING_AFTER_SILVERSTAR,
     GIVING,
     REACTING,
+    RESOLVING,
     SPLITTING,
     STAKING,
     STAKING_DICE,
@@ -290,4 +291,24 @@ def test_react_offers_only_the_tropes_rated_for_the_die_the_page_names(reach: An
     assert enabled == ["Last word (trope 4)", "Cold fury (trope 5, super)"], \
         abilities.all_text_contents()
     assert abilities.count() == 5
+    assert not alice.errors, alice.errors
+
+
+def test_a_claim_is_resolved_only_with_its_replacement_named_and_the_form_says_so(
+        reach: Any) -> None:
+    """C-RES-4: given Alice's claim on Hostages to resolve, then the form asks for the
+    replacement's name as a required field (it said "optional", and the server refused it
+    left out); sent empty, it is not sent, and the focus goes to that field."""
+    alice = reach(RESOLVING, ALICE)
+    form = alice.locator('form[data-move="capees.check_claim"]')
+    field = form.locator("[name=replacement]")
+    label = form.locator('label[for="mv-capees.check_claim-replacement"]').text_content()
+    assert "optional" not in label, label
+    assert field.evaluate("e => e.required")
+    before = alice.get_attribute("body", "data-applied")
+    form.locator("button[type=submit]").click()
+    alice.wait_for_function("document.activeElement && document.activeElement.name === "
+                            "'replacement'")
+    assert alice.get_attribute("body", "data-applied") == before
+    assert alice.text_content("#move-error") == ""
     assert not alice.errors, alice.errors
