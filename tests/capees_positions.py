@@ -198,3 +198,7 @@ SPLITTING: Script = [
 #: Page 2's resolution, as in the demo: Alice checks Night Maiden's claim on Hostages, which
 #: resolves, so she must name its replacement (C-RES-4).
 RESOLVING: Script = until("The tellers walk out; the police take over")
+
+#: Night Maiden's action, before her roll: Robbery's Opponent die shows the Chief's 5, which
+#: none of her abilities (rated 1 to 4) may roll, the other dice 1 (C-ABIL-6).
+ROLLING: Script = until("Night Maiden strikes from the shadows")

@@ -57,8 +57,10 @@ Capes.editions.capees = (T) => {
     "capees.start_action": ["Start an action", [["character", "acting", "Character"]]],
     "capees.stake": ["Stake Debt", [complicationField, ["amount", "count", "Debt", 1], driveField,
       ["character", "absent", "Whose Debt (the Editor, for an absent opponent)"]]],
-    "capees.roll_ability": ["Roll an ability", [["ability", "ability", "Ability"], complicationField,
-      ["die", "die", "Die"], driveField]],
+    // The die before the ability: which abilities may roll it depends on its value (C-ABIL-6),
+    // and a form's lists are filled again in their order when a choice changes.
+    "capees.roll_ability": ["Roll an ability", [complicationField, ["die", "die", "Die"],
+      ["ability", "ability", "Ability"], driveField]],
     "capees.keep_roll": ["Keep the roll", []],
     "capees.turn_back": ["Turn the roll back", []],
     "capees.react": ["React", [["character", "reactor", "Character"], ["ability", "ability", "Ability"], driveField,
@@ -134,14 +136,17 @@ Capes.editions.capees = (T) => {
         return [ASK, ...(who ? who.drives.map((d) => [d.name, `${d.name} (Debt ${d.debt})`]) : [])];
       case "ability": {
         // C-ABIL-5: Tropes serve reactions only, and only Tropes do; C-ABIL-4: Blocked, or
-        // used this page, shown but not chosen; a reaction's Tropes the server does not
-        // accept now (the board's options: rated below the die, C-REACT-1) likewise.
+        // used this page, shown but not chosen; the abilities the server does not accept on
+        // the die (the board's options: rated below it, C-REACT-1, C-ABIL-6) likewise.
         const reaction = form && form.dataset.move === "capees.react";
-        const reacts = new Set(legal("capees.react").filter((o) => who && o.character === who.id).map((o) => o.ability));
+        const d = form && form.elements.die ? Number(form.elements.die.value) : null;
+        const fits = new Set(reaction
+          ? legal("capees.react").filter((o) => who && o.character === who.id).map((o) => o.ability)
+          : legal("capees.roll_ability").filter((o) => c && o.complication === c.id && o.die === d).map((o) => o.ability));
         return who ? who.abilities.filter((a) => (a.type === "trope") === reaction).map((a) => [a.name,
           `${a.name} (${a.type} ${a.rating}${a.super ? ", super" : ""})`,
           who.blocked.includes(a.name) ? "blocked" : who.used.includes(a.name) ? "used this page"
-            : reaction && !reacts.has(a.name) ? "rated below the die" : false]) : [];
+            : (reaction || (c && d)) && !fits.has(a.name) ? "rated below the die" : false]) : [];
       }
       default:
         return [];

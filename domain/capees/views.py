@@ -76,20 +76,23 @@ class ActionView(View, frozen=True, kw_only=True):
 class OptionView(View, frozen=True, kw_only=True, omit_defaults=True):
     """One choice a move's form may list: the character it names, and for a claim, an
     absent opponent's stake or a gift of Story Tokens, the Complication; for a reaction, the
-    Trope (``ability``, left out of the other moves' choices)."""
+    Trope (``ability``); for an action's roll, the ability with the Complication and ``die``
+    it may roll (``ability`` and ``die`` are left out of the other moves' choices)."""
 
     character: int
     complication: int | None
     ability: str | None = None
+    die: int | None = None
 
 
 #: The moves whose forms name a character (and a Complication): the board lists each seat's
 #: legal choices for them, so a page offers what the server accepts and copies no rule
 #: (C-PROM-3, C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5, C-RES-3); and the reactions, by
-#: character and Trope: which Tropes are rated high enough depends on the die (C-REACT-1), so a
-#: form listing every Trope offered choices the server always refused.
+#: character and Trope, and the rolls, by ability and die: which abilities are rated high
+#: enough depends on the die (C-REACT-1, C-ABIL-6), so a form listing every one offered choices
+#: the server always refused.
 LISTED: tuple[type[c.Command], ...] = (c.BuyProminence, c.Balance, c.Claim, c.Stake,
-                                       c.GiveTokens, c.React)
+                                       c.GiveTokens, c.React, c.RollAbility)
 
 
 class Board(View, frozen=True, kw_only=True):
@@ -125,7 +128,8 @@ class Board(View, frozen=True, kw_only=True):
     #: Complication, for a claim or ``capees.give_tokens``: the stakes whose tokens the seat
     #: gives) it may name now; for ``capees.stake``, the absent opponents
     #: the Editor may stake for, the acting character aside; for ``capees.react``, each
-    #: character with each Trope that may react (``ability``). It defaults to none, so boards
+    #: character with each Trope that may react (``ability``); for ``capees.roll_ability``,
+    #: the acting character's abilities with the dice each may roll. It defaults to none, so boards
     #: stored before it existed still decode.
     options: dict[int, dict[str, tuple[OptionView, ...]]] = {}
 
@@ -248,12 +252,12 @@ def options(state: CampaignState, waiting: dict[int, tuple[str, ...]]
             tag = str(kind.__struct_config__.tag)
             if tag not in moves:
                 continue
-            found = (_option(x) for x in legal(state, seat, kind))
+            found = (_option(state, x) for x in legal(state, seat, kind))
             shown.setdefault(seat, {})[tag] = tuple(dict.fromkeys(x for x in found if x))
     return shown
 
 
-def _option(command: c.Command) -> OptionView | None:
+def _option(state: CampaignState, command: c.Command) -> OptionView | None:
     """The choice a legal command of :data:`LISTED` makes; None for a stake of the acting
     character's own Debt, which names nobody (the form's default)."""
     if isinstance(command, c.Claim | c.Stake | c.GiveTokens):
@@ -265,6 +269,10 @@ def _option(command: c.Command) -> OptionView | None:
     if isinstance(command, c.React):
         return OptionView(character=command.character, complication=None,
                           ability=command.ability)
+    if isinstance(command, c.RollAbility) and state.scene and state.scene.action:
+        return OptionView(character=state.scene.action.character,
+                          complication=command.complication, ability=command.ability,
+                          die=command.die)
     return None
 
 

@@ -28,6 +28,7 @@ from capees_positions import (
     GIVING,
     REACTING,
     RESOLVING,
+    ROLLING,
     SPLITTING,
     STAKING,
     STAKING_DICE,
@@ -311,4 +312,25 @@ def test_a_claim_is_resolved_only_with_its_replacement_named_and_the_form_says_s
                             "'replacement'")
     assert alice.get_attribute("body", "data-applied") == before
     assert alice.text_content("#move-error") == ""
+    assert not alice.errors, alice.errors
+
+
+def test_roll_an_ability_lets_me_choose_only_the_abilities_rated_for_the_chosen_die(
+        reach: Any) -> None:
+    """C-ABIL-6: given Night Maiden's action, when Alice chooses Robbery's Opponent die, which
+    shows 5, then none of her abilities (rated 1 to 4) can be chosen; when she chooses its
+    Hero die, showing 1, then all seven can (every one was offered for the 5, and refused)."""
+    alice = reach(ROLLING, ALICE)
+    form = alice.locator('form[data-move="capees.roll_ability"]')
+    form.locator("[name=complication]").select_option(label="#1 Robbery")
+    abilities = form.locator("[name=ability] option")
+
+    def choosable() -> list[str]:
+        return [o.text_content() for o in abilities.all() if not o.is_disabled()]
+
+    form.locator("[name=die]").select_option(label="die 2: 5 (Opponent)")
+    assert choosable() == [], abilities.all_text_contents()
+    assert abilities.count() == 7
+    form.locator("[name=die]").select_option(label="die 1: 1 (Hero)")
+    assert len(choosable()) == 7, abilities.all_text_contents()
     assert not alice.errors, alice.errors

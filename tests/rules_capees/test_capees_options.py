@@ -2,7 +2,8 @@
 choices the rules accept now: whom a seat may buy or balance Prominence for, which character
 may claim which Complication, for which absent opponent the Editor may stake (C-PROM-3,
 C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5), and which Trope of which character may react
-(C-REACT-1, C-ABIL-4). The Decider works them out, so a page that lists them offers nothing
+(C-REACT-1, C-ABIL-4), and which ability may roll which die (C-ABIL-6). The Decider works
+them out, so a page that lists them offers nothing
 the server refuses, and leaves nothing out."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from capees_positions import (
     WITH_TRAFFIC,
     Script,
     played,
+    until,
 )
 
 from cli.demo_capees import (
@@ -40,8 +42,8 @@ from domain.capees.moves import accepted
 from domain.capees.views import LISTED, board
 
 Choice = tuple[int, int | None]
-#: A choice with its ability (a reaction's Trope), for the exact check.
-Named = tuple[int, int | None, str | None]
+#: A choice with its ability and die (a reaction's Trope, a roll's), for the exact check.
+Named = tuple[int, int | None, str | None, int | None]
 
 
 def listed(state: CampaignState, seat: int, move: str) -> list[Choice]:
@@ -118,6 +120,18 @@ def test_react_lists_the_tropes_rated_at_least_the_die_and_the_board_names_that_
         (NIGHT_MAIDEN, "Last word"), (NIGHT_MAIDEN, "Cold fury")]
 
 
+def test_roll_lists_each_ability_with_the_dice_it_is_rated_for() -> None:
+    """C-ABIL-6: given Night Maiden's action, Robbery's Opponent die showing the Chief's 5
+    and the three other dice 1, then her seven abilities that roll (Powers and Attitudes,
+    rated 1 to 4) are listed for each die showing 1, and none for the 5."""
+    shown = board(played(until("Night Maiden strikes from the shadows")).state)
+    rolls = {(o.character, o.ability, o.complication, o.die)
+             for o in shown.options[ALICE]["capees.roll_ability"]}
+    assert {(x, d) for _, _, x, d in rolls} == {(ROBBERY, 1), (HOSTAGES, 1), (HOSTAGES, 2)}
+    assert len(rolls) == 7 * 3
+    assert {ch for ch, _, _, _ in rolls} == {NIGHT_MAIDEN}
+
+
 def test_a_seat_is_listed_exactly_what_the_decider_accepts_at_every_step() -> None:
     """At every step of the positions above, for every character and Complication: listed
     if and only if the command naming them is accepted."""
@@ -137,29 +151,36 @@ def _check_exact(script: Script, dice: tuple[int, ...]) -> None:
             tag = str(kind.__struct_config__.tag)
             if tag not in moves:
                 continue
-            options = {(o.character, o.complication, o.ability)
+            options = {(o.character, o.complication, o.ability, o.die)
                        for o in shown.options[seat][tag]}
             assert options == _accepted(state, seat, kind), (script[-1], seat, tag)
 
 
 def _accepted(state: CampaignState, seat: int, kind: type[c.Command]) -> set[Named]:
-    """Every (character, Complication, ability) the Decider accepts ``kind`` for, tried one
-    by one (a stake naming the acting character aside: that is the stake the form sends by
-    default)."""
+    """Every (character, Complication, ability, die) the Decider accepts ``kind`` for, tried
+    one by one (a stake naming the acting character aside: that is the stake the form sends
+    by default)."""
     found: set[Named] = set()
     action = state.scene.action if state.scene else None
+    if kind is c.RollAbility:
+        assert action is not None
+        return {(action.character, x.id, a.name, d.id)
+                for a in state.characters[action.character].abilities
+                for x in state.complications.values() for s in x.sides for d in s.dice
+                if accepted(state, c.RollAbility(seat=seat, ability=a.name, complication=x.id,
+                                                 die=d.id))}
     for ch in state.characters:
         if kind is c.Stake and action is not None and ch == action.character:
             continue
         if kind is c.React:
-            found |= {(ch, None, a.name) for a in state.characters[ch].abilities
+            found |= {(ch, None, a.name, None) for a in state.characters[ch].abilities
                       if accepted(state, c.React(seat=seat, character=ch, ability=a.name))}
             continue
         if kind in (c.BuyProminence, c.Balance):
             if accepted(state, kind(seat=seat, character=ch)):  # type: ignore[call-arg]
-                found.add((ch, None, None))
+                found.add((ch, None, None, None))
             continue
         for x in state.complications:
             if accepted(state, kind(seat=seat, character=ch, complication=x)):  # type: ignore[call-arg]
-                found.add((ch, x, None))
+                found.add((ch, x, None, None))
     return found
