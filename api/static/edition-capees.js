@@ -274,6 +274,11 @@ Capes.editions.capees = (T) => {
     const sheet = f.get("complete");
     const name = f.get("name").trim();
     if (!name && !sheet) throw ["name", "Give the character a name."];
+    // A name alone makes a non-hero (C-NPC-1), but the hero box starts ticked: the server's
+    // C-HERO-1 at the Drives then said nothing of the box the player had to untick.
+    if (!sheet && f.get("hero") === "on" && !["drives", "abilities", "exemplars"].some((x) => f.get(x).trim())) {
+      throw ["hero", "A hero needs its five Drives, abilities and Exemplars: untick “A hero” for a non-hero known by name only (C-NPC-1)."];
+    }
     const drives = Object.fromEntries(Object.entries(pairs(f.get("drives"), "drives")).map(([k, v]) => [k, Number(v)]));
     const abilities = lines(f.get("abilities")).map((line, n) => {
       const [aname, type, rating, sup] = line.split(",").map((x) => x.trim());

@@ -711,6 +711,32 @@ def test_a_refused_character_is_read_out_at_the_field_at_fault(
     expect(at_fault).to_have_accessible_description(re.compile(f"^{rule}: "))
 
 
+def test_a_capees_name_alone_with_a_hero_ticked_is_sent_back_to_the_hero_box(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """C-NPC-1: given a CAPEES! table, when Ana types a name alone (an Exemplar, as the README
+    says: "leave everything but the name empty") with "A hero" left ticked, as the form opens,
+    then nothing is sent and the box takes the focus, described by why: untick it for a
+    non-hero known by name only. It was refused with C-HERO-1 at the Drives, which named the
+    five heroic Drives and not the box; unticked, the character is made."""
+    table = open_campaign(http, players=("Ana",), edition="capees")
+    ana = open_page(table, table.tokens[1], phone=True)
+    ana.locator("#new-character summary").click()
+    form = ana.locator("#character-form")
+    form.get_by_role("textbox", name="Name", exact=True).fill("Supreme")
+    sent = commands_sent(ana)
+    form.get_by_role("button", name="Create the character").click()
+    hero = form.get_by_role("checkbox", name=re.compile("^A hero"))
+    expect(hero).to_be_focused()
+    expect(hero).to_have_attribute("aria-invalid", "true")
+    expect(hero).to_have_accessible_description(re.compile("untick"))
+    assert sent == []
+    hero.uncheck()
+    form.get_by_role("button", name="Create the character").click()
+    expect(ana.locator("#characters")).to_contain_text("Supreme — non-hero")
+    assert not ana.errors, ana.errors
+
+
 def test_the_table_page_is_headed_by_the_campaigns_name(
     http: httpx.Client, open_page: Opener
 ) -> None:
