@@ -23,7 +23,8 @@ Capes.editions.capes = (T) => {
     choose_character: ["Choose a character", [["character", "free-character", "Character"]]],
     create_conflict: ["Create a conflict", [["kind", "kind", "Kind"],
       ["text", "text", "What is at stake"], ["side0", "text", "First side", "For"],
-      ["side1", "text", "Second side", "Against"], ["names", "names", "Names (a Goal)"]]],
+      ["side1", "text", "Second side", "Against"], ["names", "names", "Names (a Goal)"],
+      ["free_for", "free-pair", "Paid with"]]],
     claim: ["Claim a side", [["conflict", "conflict", "Conflict"], ["side", "side", "Side"]]],
     pass_claiming: ["Pass (claiming)", []],
     start_turn: ["Start a turn", [["character", "my-character", "Character"]]],
@@ -50,16 +51,25 @@ Capes.editions.capes = (T) => {
     split_die: ["Split a die", [["conflict", "conflict", "Conflict"], ["die", "die", "Die"],
       ["into", "count", "Into how many dice", 2]]],
     schism: ["Schism", [["conflict", "conflict", "Conflict"], ["side", "side", "Side it leaves"],
-      ["dice", "dice", "Dice (ids, comma-separated)"], ["label", "text", "New side's name", "New side"]]],
+      ["dice", "dice", "Dice it takes"], ["label", "text", "New side's name", "New side"]]],
     spend_inspiration: ["Spend an Inspiration", [["inspiration", "inspiration", "Inspiration"],
       ["conflict", "conflict", "Conflict"], ["die", "die", "Die"]]],
     end_turn: ["End the turn", []],
-    resolve: ["Resolve", [["conflict", "conflict", "Conflict"]]],
-    gloat: ["Gloat", [["conflict", "conflict", "Conflict"], ["times", "count", "Times", 1]]],
+    resolve: ["Resolve", [["conflict", "resolving", "Conflict"]]],
+    gloat: ["Gloat", [["conflict", "resolving", "Conflict"], ["times", "count", "Times", 1]]],
     declare_deadlock: ["Declare a deadlock", [["conflict", "conflict", "Conflict"]]],
     end_page: ["End the page", []],
     veto: ["Veto a conflict", [["conflict", "vetoable", "Conflict"]]],
   };
+
+  /* The die players may React to on board ``b`` (R-REACT-1), as [conflict, die, value], or
+     null. */
+  function reactionDie(b = S.board) {
+    const at = b.turn && b.turn.reacting_to;
+    const c = at && b.conflicts.find((x) => x.id === at[0]);
+    const d = c && c.sides.flatMap((s) => s.dice).find((x) => x.id === at[1]);
+    return d ? [c.id, d.id, d.value] : null;
+  }
 
   function options(kind, form) {
     const b = S.board;
@@ -68,6 +78,27 @@ Capes.editions.capes = (T) => {
     switch (kind) {
       case "conflict":
         return b.conflicts.map((x) => [x.id, `#${x.id} ${x.text}`]);
+      case "resolving": {
+        // The one Conflict the resolution waits on (R-PAGE-7): every Conflict was offered,
+        // the first by default, and resolving or gloating on another was refused (R-RES-1).
+        const x = b.resolving === undefined || b.resolving === null ? null : conflictOf(b.resolving);
+        return x ? [[x.id, `#${x.id} ${x.text}`]] : [];
+      }
+      case "dice": {
+        // A Schism's dice, by what the board shows of them: their ids were asked for, typed
+        // in, and the board shows none (R-SCHISM-1).
+        const side = c && form && form.elements.side ? c.sides[Number(form.elements.side.value)] : null;
+        return side ? side.dice.map((d) => [d.id, `die ${d.id}: ${d.value}` +
+          (d.controller ? `, controlled by ${charName(d.controller)}` : ", uncontrolled")]) : [];
+      }
+      case "free-pair": {
+        // R-CHAR-6, R-PAGE-3: a Conflict added while claiming costs a Story Token, unless it
+        // is the Free Conflict of an Exemplar pair in the scene; the page could not add one.
+        if (b.phase !== "claiming") return [];
+        const pairs = (b.free_conflicts || {})[S.me.seat] || [];
+        return [...pairs.map(([x, y]) => [`${x},${y}`, `the Free Conflict of ${charName(x)} and ${charName(y)}`]),
+          ["", "1 Story Token"]];
+      }
       case "vetoable":
         return b.vetoable.map((id) => [id, `#${id} ${(conflictOf(id) || {}).text || ""}`]);
       case "side":
@@ -90,9 +121,13 @@ Capes.editions.capes = (T) => {
         const who = form && form.elements.character
           ? S.characters.find((x) => x.id === Number(form.elements.character.value))
           : turnCharacter();
+        // A Reaction rolls the die it is to, with an ability rated at least its value
+        // (R-REACT-1): the others are shown, not offered.
+        const to = form && form.dataset.move === "react" ? reactionDie() : null;
         return who ? who.abilities.map((a) => [a.name,
           `${a.name} (${a.category} ${a.rating}${a.super ? ", super" : ""})`,
-          (who.blocked || []).includes(a.name)]) : [];
+          (who.blocked || []).includes(a.name)
+            || (to && a.rating < to[2] ? `rated below the die’s ${to[2]}` : false)]) : [];
       }
       case "inspiration": {
         const l = myLedger();
@@ -139,6 +174,8 @@ Capes.editions.capes = (T) => {
         const [c, d, before, rolled] = b.turn.roll;
         bits.push(`roll waiting: conflict #${c}, die ${d}: ${before} → ${rolled}`);
       }
+      const to = reactionDie(b);
+      if (to && !b.turn.roll) bits.push(`reactions to die ${to[1]} of conflict #${to[0]}, showing ${to[2]}`);
       if (b.turn && b.turn.and_then) bits.push(`“And Then” by ${b.turn.and_then.map(player).join(" or ")}`);
     } else {
       bits.push(`Between scenes (${b.scenes_played} played)`);
@@ -171,7 +208,7 @@ Capes.editions.capes = (T) => {
         s.claimed_by ? `claimed by ${player(s.claimed_by)}` : "unclaimed",
         s.allies.length ? ` · allies: ${s.allies.map(charName).join(", ")}` : ""),
       el("div", { class: "dice" }, s.dice.map((d) => die(d.id, d.value,
-        `${d.controller ? ", controlled by " + player(d.controller) : ""}${d.staked ? `, ${d.staked} Debt staked` : ""}`,
+        `${d.controller ? ", controlled by " + charName(d.controller) : ""}${d.staked ? `, ${d.staked} Debt staked` : ""}`,
         d.staked ? `+${d.staked}` : "")))))));
   }
 
@@ -322,6 +359,11 @@ Capes.editions.capes = (T) => {
   function fill(command, name, kind, form) {
     if (name === "side0" || name === "side1") {
       command.sides = [form.elements.side0.value || "For", form.elements.side1.value || "Against"];
+      return true;
+    }
+    if (name === "free_for") {
+      const pair = form.elements.free_for.value;
+      if (pair) command.free_for = pair.split(",").map(Number);
       return true;
     }
     return false;

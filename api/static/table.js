@@ -149,16 +149,21 @@
   /* Each legal move (a command type of ``waiting_for``) is a form made from the edition's
      ``MOVES[type] = [label, fields, action]``: a field is [name, kind, label, initial]; kinds
      "text", "required" (a text the move cannot go without: the browser asks for it, and
-     gives it the focus, before anything is sent), "count", "dice", "bool", "names" are
-     inputs, any other a select of the edition's ``options(kind, form)``. ``action`` (if any)
-     runs instead of sending the command. */
+     gives it the focus, before anything is sent), "count", "bool", "names" are inputs, any
+     other a select of the edition's ``options(kind, form)`` ("dice": of several). ``action``
+     (if any) runs instead of sending the command. */
   function fillSelect(select, kind, form) {
-    const before = select.value;
+    const before = new Set([...select.selectedOptions].map((o) => o.value));
     // An option's third item: false, or why it may not be chosen (true: "blocked").
     select.replaceChildren(...E.options(kind, form).map(([v, label, disabled]) =>
       el("option", { value: v, disabled: !!disabled },
         label + (disabled ? ` (${disabled === true ? "blocked" : disabled})` : ""))));
-    if ([...select.options].some((o) => o.value === before)) select.value = before;
+    const kept = [...select.options].filter((o) => before.has(o.value));
+    if (select.multiple) for (const o of kept) o.selected = true;
+    else if (kept.length) select.value = kept[0].value;
+    // Nothing to choose (a Free Conflict outside the claiming phase): the field is not shown.
+    const cell = select.closest(".field");
+    if (cell) cell.hidden = !select.options.length;
   }
 
   function moveForm(type) {
@@ -176,7 +181,7 @@
         continue;
       }
       cell.append(el("label", { for: id }, text));
-      if (kind === "text" || kind === "required" || kind === "count" || kind === "dice") {
+      if (kind === "text" || kind === "required" || kind === "count") {
         cell.append(el("input", { id, name, autocomplete: "off", required: kind === "required",
           type: kind === "count" ? "number" : "text", min: kind === "count" ? Math.min(1, initial ?? 1) : null,
           value: initial === undefined ? (kind === "count" ? 1 : "") : initial }));
@@ -185,7 +190,7 @@
         select.replaceChildren(...S.characters.map((x) => el("option", { value: x.id }, x.name)));
         cell.append(select);
       } else {
-        const select = el("select", { id, name, dataset: { kind } });
+        const select = el("select", { id, name, dataset: { kind }, multiple: kind === "dice", size: kind === "dice" ? 3 : null });
         fillSelect(select, kind, form);
         cell.append(select);
       }
@@ -212,9 +217,8 @@
       const input = form.elements[name];
       if (kind === "bool") command[name] = input.checked;
       else if (kind === "names") command.names = [...input.selectedOptions].map((o) => Number(o.value));
-      else if (kind === "dice") {
-        command.dice = input.value.split(",").map((x) => Number(x.trim())).filter(Boolean);
-      } else if (E.fill && E.fill(command, name, kind, form)) continue;
+      else if (kind === "dice") command.dice = [...input.selectedOptions].map((o) => Number(o.value));
+      else if (E.fill && E.fill(command, name, kind, form)) continue;
       else if (input.value === "") continue;
       else if (E.strings.has(kind)) command[name] = input.value;
       else command[name] = Number(input.value);

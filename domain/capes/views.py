@@ -10,7 +10,8 @@ import msgspec
 
 from .characters import awaited, overdrawn
 from .model import CampaignState, Character, Conflict, Phase
-from .moves import waiting_for
+from .moves import free_pairs, waiting_for
+from .resolution import pending
 from .rolls import asked
 
 
@@ -55,6 +56,10 @@ class TurnView(View, frozen=True, kw_only=True):
     reacting: int | None
     #: R-ROLL-4: the seats of which one must complete the narration ("And Then").
     and_then: tuple[int, ...] | None
+    #: While the chance to React is open (R-REACT-1): the die it is about, (conflict, die).
+    #: A player asked to React was not told which die, nor so what rating it takes. Defaults
+    #: to none, so boards stored before it existed still decode.
+    reacting_to: tuple[int, int] | None = None
 
 
 class ExemplarRequestView(View, frozen=True, kw_only=True):
@@ -97,6 +102,12 @@ class Board(View, frozen=True, kw_only=True):
     #: Shared Exemplars asked for by one player and waiting for the other (R-X-CHAR-2). It
     #: defaults to none, so boards stored before it existed still decode.
     exemplar_requests: tuple[ExemplarRequestView, ...] = ()
+    #: In the resolution phase, the Conflict its seat resolves or gloats on now (R-PAGE-7,
+    #: R-RES-1): the only one ``resolve`` and ``gloat`` take. Defaults to none (older boards).
+    resolving: int | None = None
+    #: In the claiming phase, seat -> the Exemplar pairs whose Free Conflict it may add now
+    #: (R-CHAR-6, R-PAGE-3): ``create_conflict`` with ``free_for`` one of them costs nothing.
+    free_conflicts: dict[int, tuple[tuple[int, int], ...]] = {}
 
 
 class DriveView(View, frozen=True, kw_only=True):
@@ -190,6 +201,7 @@ def board(state: CampaignState) -> Board:
             else None,
             reacting=asked(state),
             and_then=turn.and_then.seats if turn.and_then else None,
+            reacting_to=(turn.reactions.conflict, turn.reactions.die) if turn.reactions else None,
         )
         if turn
         else None,
@@ -211,6 +223,16 @@ def board(state: CampaignState) -> Board:
             )
             for r in state.exemplar_requests
         ),
+        resolving=next((c for _, c in pending(state)[:1]), None)
+        if page and page.phase == "resolution"
+        else None,
+        free_conflicts={
+            p.seat: pairs
+            for p in state.players
+            if (pairs := tuple(free_pairs(state, p.seat)))
+        }
+        if page and page.phase == "claiming"
+        else {},
     )
 
 

@@ -1,0 +1,189 @@
+"""Moves of the first edition (Capes) that the page must let a player make, as the rules allow
+them: a Reaction (to which die?), a Schism (which dice?), resolving and gloating (on which
+Conflict?), an Exemplar pair's Free Conflict. Each campaign is played over HTTP up to the
+move; the page of the player whose move it is makes it, by its form, as a player would.
+Every die rolls a 3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import Table, open_campaign
+from test_play_in_browser import APOS, Run, serving
+from test_table_page_in_browser import Opener, commands_sent, http, open_page
+
+from cli.demo import NIGHTJAR_BUILD, TEMPEST_BUILD
+from domain.capes import commands as c
+
+pytestmark = pytest.mark.browser
+
+__all__ = ["http", "open_page"]  # the fixtures this module's tests use, with its own run
+
+ANA, BEN, CLEO = 1, 2, 3
+#: Ben makes his character first: the character ids are not the seats' numbers.
+TEMPEST, NIGHTJAR = 1, 2
+CRANE, SHIP = 1, 2
+NIGHTJAR_DRIVES = {"Justice": 3, "Hope": 2, "Truth": 2, "Love": 1, "Duty": 1}
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Iterator[Run]:
+    with serving(tmp_path, (3,) * 60) as started:
+        yield started
+
+
+def play(table: Table, *commands: c.SeatCommand) -> None:
+    for command in commands:
+        table.play("", command)
+
+
+def a_page_with_two_conflicts(table: Table) -> None:
+    """Ben (Tempest, undifferentiated) and Ana (Nightjar, with Drives) play the first page:
+    Ana creates the crane's Event (#1), Ben the ship's (#2); the second page is claiming,
+    started by Ben (R-PAGE-1)."""
+    play(table,
+         c.CreateCharacter(seat=BEN, name="Tempest", build=TEMPEST_BUILD),
+         c.CreateCharacter(seat=ANA, name="Nightjar", build=NIGHTJAR_BUILD,
+                           drives=NIGHTJAR_DRIVES),
+         c.FrameScene(seat=ANA, text="The docks"),
+         c.ChooseCharacter(seat=ANA, character=NIGHTJAR), c.PassClaiming(seat=ANA),
+         c.ChooseCharacter(seat=BEN, character=TEMPEST), c.PassClaiming(seat=BEN),
+         c.PassClaiming(seat=CLEO), c.PassClaiming(seat=ANA), c.PassClaiming(seat=BEN),
+         c.StartTurn(seat=ANA, character=NIGHTJAR),
+         c.CreateConflict(seat=ANA, kind="event", text="The crane falls",
+                          sides=("Falls", "Holds")),
+         c.EndTurn(seat=ANA),
+         c.StartTurn(seat=BEN, character=TEMPEST),
+         c.CreateConflict(seat=BEN, kind="event", text="The ship sails",
+                          sides=("Sails", "Stays")),
+         c.EndTurn(seat=BEN))
+
+
+def bens_roll_on_the_ship(table: Table) -> None:
+    """Claimed (Ben the ship's "Sails", Ana the crane's "Falls"), Ben rolls the ship's first
+    die with Lightning (5): it shows 3, he keeps it, and the chance to React opens."""
+    a_page_with_two_conflicts(table)
+    play(table,
+         c.Claim(seat=BEN, conflict=SHIP, side=0), c.PassClaiming(seat=BEN),
+         c.PassClaiming(seat=CLEO),
+         c.Claim(seat=ANA, conflict=CRANE, side=0), c.PassClaiming(seat=ANA),
+         c.PassClaiming(seat=BEN), c.PassClaiming(seat=CLEO), c.PassClaiming(seat=ANA),
+         c.StartTurn(seat=BEN, character=TEMPEST),
+         c.RollDie(seat=BEN, ability="Lightning", conflict=SHIP, die=1),
+         c.AcceptRoll(seat=BEN))
+
+
+def click_and_see(page: Any, button: Any, table: Table) -> None:
+    """Click a move's button; wait for the move's board, and fail on a refusal."""
+    before = page.get_attribute("body", "data-applied") or ""
+    button.click()
+    page.wait_for_function(
+        """prev => !document.body.dataset.busy && ((document.body.dataset.applied || "") !== prev
+            || document.querySelector('.error:not(:empty)'))""", arg=before)
+    assert page.text_content("#move-error") == ""
+    page.wait_for_function("v => +document.body.dataset.version >= v", arg=table.version())
+
+
+def test_a_reaction_says_which_die_it_is_to_and_offers_the_abilities_rated_for_it(
+    http: Any, open_page: Opener
+) -> None:
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
+    bens_roll_on_the_ship(table)
+    ben = open_page(table, table.tokens[BEN])
+    # R-REACT-1: the die it is about, and what it shows (the ability must be rated as high).
+    assert "reactions to die 1 of conflict #2, showing 3" in ben.text_content("#scene-line")
+    form = ben.locator("form[data-move=react]")
+    offered = {o.get_attribute("value"): o.is_disabled()
+               for o in form.locator("[name=ability] option").all()}
+    assert not offered["Thunderclap"] and not offered["Lightning"]  # rated 3 and 5
+    assert offered["Fog"] and offered["Wind Wall"]  # rated 1 and 2: shown, not offered
+    assert f"Fog (power 1, super) (rated below the die{APOS}s 3)" in form.text_content()
+    # The ability the form starts with is one that may React.
+    form.locator("[name=ability]").select_option("Thunderclap")
+    click_and_see(ben, form.get_by_role("button", name="React"), table)
+    assert table.query("board")["turn"]["roll"] == [SHIP, 1, 3, 3]
+
+
+def test_a_schisms_dice_are_chosen_from_the_sides_dice_each_named_by_its_controller(
+    http: Any, open_page: Opener
+) -> None:
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
+    bens_roll_on_the_ship(table)
+    # Ben reacts to his own roll (Debt 2 on Tempest), stakes 1 and splits the die in two.
+    play(table,
+         c.React(seat=BEN, character=TEMPEST, ability="Thunderclap"),
+         c.AcceptRoll(seat=BEN, ally=0), c.PassReaction(seat=ANA),
+         c.StakeDebt(seat=BEN, conflict=SHIP, die=1, amount=1),
+         c.SplitDie(seat=BEN, conflict=SHIP, die=1, into=2))
+    ben = open_page(table, table.tokens[BEN])
+    # The dice are Tempest's, whose player is Ben: the page named the player of seat 1.
+    sails = ben.locator("[data-conflict='2'] .side").first
+    assert sails.get_by_role("img", name="die 1 showing 2, controlled by Tempest, 1 Debt "
+                             "staked").count() == 1
+    form = ben.locator("form[data-move=schism]")
+    form.get_by_label("Conflict").select_option(label="#2 The ship sails")
+    dice = form.get_by_label("Dice it takes")
+    assert dice.locator("option").all_text_contents() == [
+        "die 1: 2, controlled by Tempest", "die 3: 1, controlled by Tempest"]
+    dice.select_option(label="die 3: 1, controlled by Tempest")
+    form.get_by_label("New side's name").fill("Sinks")
+    sent = commands_sent(ben)
+    click_and_see(ben, form.get_by_role("button", name="Schism"), table)
+    assert '"dice":[3]' in sent[0], sent
+    ship = table.query("board")["conflicts"][SHIP - 1]
+    assert [(s["label"], [d["id"] for d in s["dice"]]) for s in ship["sides"]] == [
+        ("Sails", [1]), ("Stays", [2]), ("Sinks", [3])]
+
+
+def test_resolving_and_gloating_offer_the_conflict_the_resolution_waits_on(
+    http: Any, open_page: Opener
+) -> None:
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
+    bens_roll_on_the_ship(table)
+    play(table, c.PassReaction(seat=BEN), c.PassReaction(seat=ANA), c.EndTurn(seat=BEN),
+         c.StartTurn(seat=ANA, character=NIGHTJAR),
+         c.RollDie(seat=ANA, ability="Sonic Cry", conflict=CRANE, die=1, drive="Justice"),
+         c.AcceptRoll(seat=ANA), c.PassReaction(seat=ANA), c.PassReaction(seat=BEN),
+         c.EndTurn(seat=ANA))
+    # R-PAGE-7: clockwise from the Starter (Ben): his ship first, then Ana's crane. Both
+    # were offered every Conflict, the crane first, and Ben's Resolve was refused (R-RES-1).
+    ben = open_page(table, table.tokens[BEN])
+    form = ben.locator("form[data-move=resolve]")
+    assert form.locator("[name=conflict] option").all_text_contents() == ["#2 The ship sails"]
+    click_and_see(ben, form.get_by_role("button", name="Resolve"), table)
+    ana = open_page(table, table.tokens[ANA])
+    gloat = ana.locator("form[data-move=gloat]")
+    assert gloat.locator("[name=conflict] option").all_text_contents() == ["#1 The crane falls"]
+    click_and_see(ana, gloat.get_by_role("button", name="Gloat"), table)
+    assert table.query("ledgers")[ANA - 1]["tokens"] == 1  # R-GLOAT-1
+
+
+def test_an_exemplar_pairs_free_conflict_is_added_while_claiming_without_a_story_token(
+    http: Any, open_page: Opener
+) -> None:
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
+    a_page_with_two_conflicts(table)
+    play(table, c.LinkExemplar(seat=ANA, character=NIGHTJAR, exemplar=TEMPEST, drive="Justice"),
+         c.PassClaiming(seat=BEN), c.PassClaiming(seat=CLEO))
+    # Ana has no Story Token: the Conflict she may add is the pair's Free one (R-CHAR-6),
+    # which the page had no way to ask for.
+    ana = open_page(table, table.tokens[ANA])
+    form = ana.locator("form[data-move=create_conflict]")
+    paid = form.get_by_label("Paid with")
+    assert paid.locator("option").all_text_contents() == [
+        "the Free Conflict of Tempest and Nightjar", "1 Story Token"]
+    form.get_by_label("What is at stake").fill("Old rivals race to the pier")
+    click_and_see(ana, form.get_by_role("button", name="Create a conflict"), table)
+    created = table.query("board")["conflicts"][-1]
+    assert created["text"] == "Old rivals race to the pier"
+    assert table.query("ledgers")[ANA - 1]["tokens"] == 0
+    # In a turn a Conflict costs nothing, and there is nothing to pay with.
+    play(table, c.PassClaiming(seat=ANA), c.PassClaiming(seat=BEN), c.PassClaiming(seat=CLEO),
+         c.PassClaiming(seat=ANA), c.StartTurn(seat=BEN, character=TEMPEST))
+    ben = open_page(table, table.tokens[BEN])
+    assert not ben.locator("form[data-move=create_conflict]").get_by_label("Paid with") \
+        .is_visible()
