@@ -36,8 +36,11 @@ const Capes = (() => {
     const holder = inside && !active.id ? active.parentElement.closest("[id]") : null;
     const typed = new Map();
     for (const c of box.querySelectorAll("input[id], select[id], textarea[id]")) {
-      if (c.readOnly || c.multiple || c.type === "hidden") continue;
-      typed.set(c.id, ["checkbox", "radio"].includes(c.type) ? c.checked : c.value);
+      if (c.readOnly || c.type === "hidden") continue;
+      // A list of several (a Goal's names, a Schism's dice): every option chosen. It was
+      // left out, and the choices were lost whenever anyone else moved.
+      typed.set(c.id, c.multiple ? [...c.selectedOptions].map((o) => o.value)
+        : ["checkbox", "radio"].includes(c.type) ? c.checked : c.value);
     }
     const open = new Set([...box.querySelectorAll("details[open][id]")].map((d) => d.id));
     const caret = inside && typeof active.selectionStart === "number"
@@ -45,8 +48,10 @@ const Capes = (() => {
     box.replaceChildren(...nodes);
     for (const [id, value] of typed) {
       const c = document.getElementById(id);
-      if (!c || !box.contains(c) || c.readOnly || c.multiple) continue;
-      if (typeof value === "boolean") c.checked = value;
+      if (!c || !box.contains(c) || c.readOnly) continue;
+      if (Array.isArray(value)) {
+        for (const o of c.options) o.selected = value.includes(o.value) && !o.disabled;
+      } else if (typeof value === "boolean") c.checked = value;
       else if (c.tagName !== "SELECT" || [...c.options].some((o) => o.value === value && !o.disabled)) c.value = value;
     }
     for (const id of open) {

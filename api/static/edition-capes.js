@@ -141,13 +141,56 @@ Capes.editions.capes = (T) => {
   }
 
 
-  function choiceText(field, choice) {
+  /* A move's name where it costs a Story Token now, which the page never said: a turn in the
+     bought round (R-PAGE-6), a further character in the scene (R-SCENE-2). A Conflict added
+     while claiming says so in its form (Paid with). */
+  function label(type, seat, b) {
+    if (type === "start_turn" && b.round === "bought") return "Buy a turn (1 Story Token)";
+    if (type === "choose_character" && Object.values(b.cast).includes(seat)) {
+      return "Choose another character (1 Story Token)";
+    }
+    return undefined;
+  }
+
+  /* What the log says of an event of play beyond its name: which ability, which die, what it
+     rolled, where the Debt went. The log said "Ability used, Debt gained, Die rolled", and a
+     player who looked away could not tell what had happened. */
+  const dieOf = (e) => `die ${e.die} of #${e.conflict}`;
+  const EVENT_TEXT = {
+    AbilityUsed: (e) => `${charName(e.character)} used ${e.ability} (${e.rating})${e.reaction ? " to React" : ""}`,
+    DebtGained: (e) => `${charName(e.character)} gained ${e.amount} Debt on ${e.drive}`,
+    DieRolled: (e) => `Rolled ${dieOf(e)}: ${e.before} → ${e.rolled}`,
+    RollAccepted: (e) => `Kept ${e.value} on ${dieOf(e)}`,
+    RollRejected: (e) => `Rejected the roll: ${dieOf(e)} back to ${e.value}`,
+    DebtStaked: (e) => `${charName(e.character)} staked ${e.amount} ${e.drive} Debt under ${dieOf(e)}`,
+    Gloated: (e) => `Gloated on #${e.conflict} for ${e.tokens} Story Token${e.tokens === 1 ? "" : "s"}`,
+  };
+  const eventText = (e) => (EVENT_TEXT[e.type] ? EVENT_TEXT[e.type](e) : undefined);
+
+  /* A picker's question in a player's words, where the server's is the API's: the Story
+     Tokens' was "giver seat -> {recipient seat: count}". */
+  const QUESTIONS = {
+    tokens: "who gets the Story Tokens of the winning side’s Debt?",
+    pairs: "how do the dice pair off for Inspirations? Each die is paired with a die of another side until every die is used.",
+  };
+  const question = (field) => QUESTIONS[field];
+
+  /* A die of the Conflict a command is about, as the board shows it: its value and side (the
+     board shows no die's id). */
+  function dieText(command, id) {
+    const c = command && conflictOf(command.conflict);
+    const side = c && c.sides.find((s) => s.dice.some((d) => d.id === id));
+    const d = side && side.dice.find((x) => x.id === id);
+    return d ? `die ${id} (${d.value}, “${side.label}”)` : `die ${id}`;
+  }
+
+  function choiceText(field, choice, command) {
     if (field === "tokens") {
       const gifts = Object.entries(choice).flatMap(([g, to]) => Object.entries(to).map(
         ([r, n]) => `${player(Number(g))} gives ${player(Number(r))} ${n} Story Token${n > 1 ? "s" : ""}`));
       return gifts.join("; ") || "no Story Tokens";
     }
-    if (field === "pairs") return choice.map(([a, b]) => `die ${a} with die ${b}`).join("; ");
+    if (field === "pairs") return choice.map(([a, b]) => `${dieText(command, a)} with ${dieText(command, b)}`).join("; ");
     if (field.startsWith("inspirations.")) return player(Number(choice));
     if (field === "ally") {
       const roll = S.board.turn && S.board.turn.roll;
@@ -380,5 +423,5 @@ Capes.editions.capes = (T) => {
      deadlock): offered in "Your moves", never "your move" in the status. */
   const ASIDE = new Set(["veto", "declare_deadlock"]);
 
-  return { MOVES, ASIDE, options, strings, fill, choiceText, renderBoard, renderLedgers, renderCharacters, summary, say };
+  return { MOVES, ASIDE, options, strings, fill, choiceText, question, label, eventText, renderBoard, renderLedgers, renderCharacters, summary, say };
 };

@@ -166,8 +166,15 @@
     if (cell) cell.hidden = !select.options.length;
   }
 
+  /* A move's name for ``seat`` on ``board``: the edition's, which may say what it costs now (a bought turn,
+     a further character: R-PAGE-6, R-SCENE-2), else its MOVES label. */
+  function moveName(type, seat, board = S.board) {
+    return (E.label && E.label(type, seat, board)) || (MOVES[type] || [human(type)])[0];
+  }
+
   function moveForm(type) {
-    const [label, fields, action] = MOVES[type] || [human(type), []];
+    const [, fields, action] = MOVES[type] || [human(type), []];
+    const label = moveName(type, S.me.seat);
     const form = el("form", { id: `mv-${type}`, class: fields.length ? "move" : "move quick", dataset: { move: type } });
     const box = el("div", { class: "fields" });
     if (fields.length) form.append(el("h3", {}, label), box);
@@ -267,8 +274,8 @@
 
   // -- the picker (a 422 with ``choices``) --------------------------------------------------
 
-  function choiceText(field, choice) {
-    const text = E.choiceText(field, choice);
+  function choiceText(field, choice, command) {
+    const text = E.choiceText(field, choice, command);
     if (text !== undefined) return text;
     if (typeof choice === "object") return JSON.stringify(choice);
     return String(choice);
@@ -295,11 +302,11 @@
       picker.hidden = false;
       picker.showModal();
     }
-    $("picker-title").textContent = `${problem.rule}: ${problem.detail}`;
+    $("picker-title").textContent = `${problem.rule}: ${(E.question && E.question(problem.field)) || problem.detail}`;
     $("picker-choices").replaceChildren(...problem.choices.map((choice) => el("button", {
       type: "button", class: "choice",
       onclick: () => { const next = structuredClone(command); setPath(next, problem.field, choice); send(next, "move-error", from); },
-    }, choiceText(problem.field, choice))));
+    }, choiceText(problem.field, choice, command))));
     $("picker-choices").querySelector("button").focus();
   }
   function closePicker() {
@@ -359,7 +366,10 @@
     const others = waits.filter(([seat]) => seat !== S.me.seat);
     if (others.length) {
       lines.push(el("p", { class: "turn" }, "Waiting for ",
-        others.map(([seat, moves]) => `${player(seat)} (${moves.map((m) => (MOVES[m] || [human(m)])[0].toLowerCase()).join(", ")})`).join("; "), "."));
+        others.map(([seat, moves]) => `${player(seat)} (${moves.map((m) => {
+          const name = moveName(m, seat, b);
+          return name.charAt(0).toLowerCase() + name.slice(1);
+        }).join(", ")})`).join("; "), "."));
     }
     if (!waits.length && !b.closed) lines.push(el("p", { class: "turn" }, "Nobody is waited on."));
     return lines;
@@ -414,7 +424,7 @@
   function logEntry(first, events) {
     const head = events[0];
     const game = events.filter((e) => !RECORD_EVENTS.has(e.type));
-    const types = events.map((e) => human(e.type));
+    const types = events.map((e) => (E.eventText && E.eventText(e.event)) || human(e.type));
     const narration = events.map((e) => e.narration).filter(Boolean).join(" ");
     const reverted = isReverted(first);
     return el("li", {

@@ -96,6 +96,11 @@ def test_a_reaction_says_which_die_it_is_to_and_offers_the_abilities_rated_for_i
     ben = open_page(table, table.tokens[BEN])
     # R-REACT-1: the die it is about, and what it shows (the ability must be rated as high).
     assert "reactions to die 1 of conflict #2, showing 3" in ben.text_content("#scene-line")
+    # The log says what the roll was (it said "Ability used, Debt gained, Die rolled").
+    assert ben.locator("#log li .what").filter(has_text="Lightning").last.text_content() == (
+        "Tempest used Lightning (5), Tempest gained 1 Debt on Undifferentiated, "
+        "Rolled die 1 of #2: 1 → 3")
+    assert "Kept 3 on die 1 of #2" in ben.text_content("#log")
     form = ben.locator("form[data-move=react]")
     offered = {o.get_attribute("value"): o.is_disabled()
                for o in form.locator("[name=ability] option").all()}
@@ -160,6 +165,7 @@ def test_resolving_and_gloating_offer_the_conflict_the_resolution_waits_on(
     assert gloat.locator("[name=conflict] option").all_text_contents() == ["#1 The crane falls"]
     click_and_see(ana, gloat.get_by_role("button", name="Gloat"), table)
     assert table.query("ledgers")[ANA - 1]["tokens"] == 1  # R-GLOAT-1
+    assert "Gloated on #1 for 1 Story Token" in ana.text_content("#log")
 
 
 def test_an_exemplar_pairs_free_conflict_is_added_while_claiming_without_a_story_token(
@@ -187,3 +193,81 @@ def test_an_exemplar_pairs_free_conflict_is_added_while_claiming_without_a_story
     ben = open_page(table, table.tokens[BEN])
     assert not ben.locator("form[data-move=create_conflict]").get_by_label("Paid with") \
         .is_visible()
+
+
+def test_the_dice_to_pair_at_resolution_are_asked_for_in_a_players_words(
+    http: Any, open_page: Opener
+) -> None:
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
+    bens_roll_on_the_ship(table)
+    play(table,
+         c.React(seat=BEN, character=TEMPEST, ability="Thunderclap"),
+         c.AcceptRoll(seat=BEN, ally=0), c.PassReaction(seat=ANA),
+         c.StakeDebt(seat=BEN, conflict=SHIP, die=1, amount=1),
+         c.SplitDie(seat=BEN, conflict=SHIP, die=1, into=2), c.EndTurn(seat=BEN),
+         c.StartTurn(seat=ANA, character=NIGHTJAR),
+         c.RollDie(seat=ANA, ability="Sonic Cry", conflict=CRANE, die=1, drive="Justice"),
+         c.AcceptRoll(seat=ANA), c.PassReaction(seat=ANA), c.PassReaction(seat=BEN),
+         c.EndTurn(seat=ANA))
+    ben = open_page(table, table.tokens[BEN])
+    ben.locator("form[data-move=resolve]").get_by_role("button", name="Resolve").click()
+    picker = ben.get_by_role("dialog")
+    picker.wait_for()
+    # R-RES-4: the question and the dice as the board shows them (it shows no die's id).
+    assert picker.locator("#picker-title").text_content() == (
+        "R-RES-4: how do the dice pair off for Inspirations? Each die is paired with a die of "
+        "another side until every die is used.")
+    choice = picker.get_by_role("button", name="die 1 (2, “Sails”) with die 2 (1, “Stays”)")
+    click_and_see(ben, choice, table)
+    assert [x["id"] for x in table.query("board")["conflicts"]] == [CRANE]
+
+
+def test_the_characters_a_goal_names_stay_chosen_while_another_player_moves(
+    http: Any, open_page: Opener
+) -> None:
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
+    play(table,
+         c.CreateCharacter(seat=BEN, name="Tempest", build=TEMPEST_BUILD),
+         c.CreateCharacter(seat=ANA, name="Nightjar", build=NIGHTJAR_BUILD),
+         c.FrameScene(seat=ANA, text="The docks"),
+         c.ChooseCharacter(seat=ANA, character=NIGHTJAR), c.PassClaiming(seat=ANA),
+         c.ChooseCharacter(seat=BEN, character=TEMPEST), c.PassClaiming(seat=BEN),
+         c.PassClaiming(seat=CLEO), c.PassClaiming(seat=ANA), c.PassClaiming(seat=BEN),
+         c.StartTurn(seat=ANA, character=NIGHTJAR))
+    ana = open_page(table, table.tokens[ANA])
+    form = ana.locator("form[data-move=create_conflict]")
+    form.get_by_label("Kind").select_option("goal")
+    form.get_by_label("What is at stake").fill("Nightjar and Tempest corner the King")
+    form.get_by_label("Names (a Goal)").select_option(["1", "2"])
+    # Cleo talks meanwhile: the moves are drawn again, with what Ana chose as she left it.
+    play(table, c.Narrate(seat=CLEO, text="The rain gets heavier"))
+    ana.wait_for_function("v => +document.body.dataset.version >= v", arg=table.version())
+    chosen = form.get_by_label("Names (a Goal)").evaluate(
+        "s => [...s.selectedOptions].map(o => o.textContent)")
+    assert chosen == ["Tempest", "Nightjar"]
+    click_and_see(ana, form.get_by_role("button", name="Create a conflict"), table)
+    assert table.query("board")["conflicts"][0]["names"] == [TEMPEST, NIGHTJAR]
+
+
+def test_a_move_that_costs_a_story_token_says_so(http: Any, open_page: Opener) -> None:
+    table = open_campaign(http, starting_tokens=1, players=("Ana", "Ben", "Cleo"))
+    play(table,
+         c.CreateCharacter(seat=BEN, name="Tempest", build=TEMPEST_BUILD),
+         c.CreateCharacter(seat=ANA, name="Nightjar", build=NIGHTJAR_BUILD),
+         c.FrameScene(seat=ANA, text="The docks"),
+         c.ChooseCharacter(seat=ANA, character=NIGHTJAR))
+    # R-SCENE-2: a further character costs a Story Token.
+    ana = open_page(table, table.tokens[ANA])
+    assert ana.locator("form[data-move=choose_character]").get_by_role(
+        "button", name="Choose another character (1 Story Token)").is_visible()
+    play(table, c.PassClaiming(seat=ANA),
+         c.ChooseCharacter(seat=BEN, character=TEMPEST), c.PassClaiming(seat=BEN),
+         c.PassClaiming(seat=CLEO), c.PassClaiming(seat=ANA), c.PassClaiming(seat=BEN),
+         c.StartTurn(seat=ANA, character=NIGHTJAR), c.EndTurn(seat=ANA),
+         c.StartTurn(seat=BEN, character=TEMPEST), c.EndTurn(seat=BEN))
+    # R-PAGE-6: after the free turns, a turn is bought; the others see what Ana may do.
+    ana.wait_for_function("v => +document.body.dataset.version >= v", arg=table.version())
+    assert ana.get_by_role("button", name="Buy a turn (1 Story Token)").is_visible()
+    ben = open_page(table, table.tokens[BEN])
+    assert "Waiting for Ana (buy a turn (1 Story Token), pass the turn)." in \
+        ben.text_content("#status")
