@@ -25,7 +25,7 @@ Capes.editions.capes = (T) => {
       ["text", "text", "What is at stake"], ["side0", "text", "First side", "For"],
       ["side1", "text", "Second side", "Against"], ["names", "names", "Names (a Goal)"],
       ["free_for", "free-pair", "Paid with"]]],
-    claim: ["Claim a side", [["conflict", "conflict", "Conflict"], ["side", "side", "Side"]]],
+    claim: ["Claim a side", [["conflict", "claimable", "Conflict"], ["side", "claimable-side", "Side"]]],
     pass_claiming: ["Pass (claiming)", []],
     start_turn: ["Start a turn", [["character", "my-character", "Character"]]],
     end_free_play: ["End free play", []],
@@ -90,6 +90,16 @@ Capes.editions.capes = (T) => {
         const side = c && form && form.elements.side ? c.sides[Number(form.elements.side.value)] : null;
         return side ? side.dice.map((d) => [d.id, `die ${d.id}: ${d.value}` +
           (d.controller ? `, controlled by ${charName(d.controller)}` : ", uncontrolled")]) : [];
+      }
+      case "claimable": {
+        // The sides this seat may claim (R-PAGE-4): every Conflict was offered, one created
+        // this page first, and its claim was refused.
+        const ids = new Set(((b.claimable || {})[S.me.seat] || []).map(([x]) => x));
+        return b.conflicts.filter((x) => ids.has(x.id)).map((x) => [x.id, `#${x.id} ${x.text}`]);
+      }
+      case "claimable-side": {
+        const sides = ((b.claimable || {})[S.me.seat] || []).filter(([x]) => c && x === c.id);
+        return sides.map(([, i]) => [i, c.sides[i].label]);
       }
       case "free-pair": {
         // R-CHAR-6, R-PAGE-3: a Conflict added while claiming costs a Story Token, unless it

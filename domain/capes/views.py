@@ -11,6 +11,7 @@ import msgspec
 from .characters import awaited, overdrawn
 from .model import CampaignState, Character, Conflict, Phase
 from .moves import free_pairs, waiting_for
+from .pages import claimable
 from .resolution import pending
 from .rolls import asked
 
@@ -108,6 +109,9 @@ class Board(View, frozen=True, kw_only=True):
     #: In the claiming phase, seat -> the Exemplar pairs whose Free Conflict it may add now
     #: (R-CHAR-6, R-PAGE-3): ``create_conflict`` with ``free_for`` one of them costs nothing.
     free_conflicts: dict[int, tuple[tuple[int, int], ...]] = {}
+    #: In the claiming phase, seat -> the sides it may claim now, as (conflict, side)
+    #: (R-PAGE-4, R-X-CLAIM-1): not a Conflict created this page, nor a side claimed already.
+    claimable: dict[int, tuple[tuple[int, int], ...]] = {}
 
 
 class DriveView(View, frozen=True, kw_only=True):
@@ -230,6 +234,19 @@ def board(state: CampaignState) -> Board:
             p.seat: pairs
             for p in state.players
             if (pairs := tuple(free_pairs(state, p.seat)))
+        }
+        if page and page.phase == "claiming"
+        else {},
+        claimable={
+            p.seat: sides
+            for p in state.players
+            if (
+                sides := tuple(
+                    (c.id, side)
+                    for c in sorted(state.conflicts.values(), key=lambda c: c.id)
+                    for side in claimable(state, c, p.seat)
+                )
+            )
         }
         if page and page.phase == "claiming"
         else {},

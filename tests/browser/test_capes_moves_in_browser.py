@@ -271,3 +271,21 @@ def test_a_move_that_costs_a_story_token_says_so(http: Any, open_page: Opener) -
     ben = open_page(table, table.tokens[BEN])
     assert "Waiting for Ana (buy a turn (1 Story Token), pass the turn)." in \
         ben.text_content("#status")
+
+
+def test_a_claim_offers_the_sides_the_player_may_claim(http: Any, open_page: Opener) -> None:
+    table = open_campaign(http, starting_tokens=1, players=("Ana", "Ben", "Cleo"))
+    a_page_with_two_conflicts(table)
+    play(table, c.PassTurn(seat=ANA), c.PassTurn(seat=BEN),  # no turn bought: page 2
+         c.Claim(seat=BEN, conflict=SHIP, side=0), c.PassClaiming(seat=BEN),
+         c.PassClaiming(seat=CLEO),
+         c.CreateConflict(seat=ANA, kind="event", text="The storm breaks", sides=("Yes", "No")))
+    # R-PAGE-4: not the Conflict created this page, nor the side Ben claimed.
+    ana = open_page(table, table.tokens[ANA])
+    form = ana.locator("form[data-move=claim]")
+    assert form.get_by_label("Conflict").locator("option").all_text_contents() == [
+        "#1 The crane falls", "#2 The ship sails"]
+    form.get_by_label("Conflict").select_option(label="#2 The ship sails")
+    assert form.get_by_label("Side").locator("option").all_text_contents() == ["Stays"]
+    click_and_see(ana, form.get_by_role("button", name="Claim a side"), table)
+    assert table.query("board")["conflicts"][SHIP - 1]["sides"][1]["claimed_by"] == ANA
