@@ -7,7 +7,7 @@ Every die rolls a 3.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,24 @@ def bens_roll_on_the_ship(table: Table) -> None:
          c.AcceptRoll(seat=BEN))
 
 
+def bens_split_die(table: Table) -> None:
+    """After :func:`bens_roll_on_the_ship`, Ben reacts to his own roll (Debt 2 on Tempest),
+    stakes 1 under the die and splits it in two: "Sails" has dice 1 (2) and 3 (1)."""
+    bens_roll_on_the_ship(table)
+    play(table,
+         c.React(seat=BEN, character=TEMPEST, ability="Thunderclap"),
+         c.AcceptRoll(seat=BEN, ally=0), c.PassReaction(seat=ANA),
+         c.StakeDebt(seat=BEN, conflict=SHIP, die=1, amount=1),
+         c.SplitDie(seat=BEN, conflict=SHIP, die=1, into=2))
+
+
+def bens_page(http: Any, open_page: Opener, setup: Callable[[Table], None]) -> tuple[Table, Any]:
+    """A table of Ana, Ben and Cleo, played over HTTP by ``setup``; Ben's page."""
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
+    setup(table)
+    return table, open_page(table, table.tokens[BEN])
+
+
 def click_and_see(page: Any, button: Any, table: Table) -> None:
     """Click a move's button; wait for the move's board, and fail on a refusal."""
     before = page.get_attribute("body", "data-applied") or ""
@@ -91,9 +109,7 @@ def click_and_see(page: Any, button: Any, table: Table) -> None:
 def test_a_reaction_says_which_die_it_is_to_and_offers_the_abilities_rated_for_it(
     http: Any, open_page: Opener
 ) -> None:
-    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
-    bens_roll_on_the_ship(table)
-    ben = open_page(table, table.tokens[BEN])
+    table, ben = bens_page(http, open_page, bens_roll_on_the_ship)
     # R-REACT-1: the die it is about, and what it shows (the ability must be rated as high).
     assert "reactions to die 1 of conflict #2, showing 3" in ben.text_content("#scene-line")
     # The log says what the roll was (it said "Ability used, Debt gained, Die rolled").
@@ -107,7 +123,6 @@ def test_a_reaction_says_which_die_it_is_to_and_offers_the_abilities_rated_for_i
     assert not offered["Thunderclap"] and not offered["Lightning"]  # rated 3 and 5
     assert offered["Fog"] and offered["Wind Wall"]  # rated 1 and 2: shown, not offered
     assert f"Fog (power 1, super) (rated below the die{APOS}s 3)" in form.text_content()
-    # The ability the form starts with is one that may React.
     form.locator("[name=ability]").select_option("Thunderclap")
     click_and_see(ben, form.get_by_role("button", name="React"), table)
     assert table.query("board")["turn"]["roll"] == [SHIP, 1, 3, 3]
@@ -116,15 +131,7 @@ def test_a_reaction_says_which_die_it_is_to_and_offers_the_abilities_rated_for_i
 def test_a_schisms_dice_are_chosen_from_the_sides_dice_each_named_by_its_controller(
     http: Any, open_page: Opener
 ) -> None:
-    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
-    bens_roll_on_the_ship(table)
-    # Ben reacts to his own roll (Debt 2 on Tempest), stakes 1 and splits the die in two.
-    play(table,
-         c.React(seat=BEN, character=TEMPEST, ability="Thunderclap"),
-         c.AcceptRoll(seat=BEN, ally=0), c.PassReaction(seat=ANA),
-         c.StakeDebt(seat=BEN, conflict=SHIP, die=1, amount=1),
-         c.SplitDie(seat=BEN, conflict=SHIP, die=1, into=2))
-    ben = open_page(table, table.tokens[BEN])
+    table, ben = bens_page(http, open_page, bens_split_die)
     # The dice are Tempest's, whose player is Ben: the page named the player of seat 1.
     sails = ben.locator("[data-conflict='2'] .side").first
     assert sails.get_by_role("img", name="die 1 showing 2, controlled by Tempest, 1 Debt "
@@ -199,12 +206,8 @@ def test_the_dice_to_pair_at_resolution_are_asked_for_in_a_players_words(
     http: Any, open_page: Opener
 ) -> None:
     table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
-    bens_roll_on_the_ship(table)
-    play(table,
-         c.React(seat=BEN, character=TEMPEST, ability="Thunderclap"),
-         c.AcceptRoll(seat=BEN, ally=0), c.PassReaction(seat=ANA),
-         c.StakeDebt(seat=BEN, conflict=SHIP, die=1, amount=1),
-         c.SplitDie(seat=BEN, conflict=SHIP, die=1, into=2), c.EndTurn(seat=BEN),
+    bens_split_die(table)
+    play(table, c.EndTurn(seat=BEN),
          c.StartTurn(seat=ANA, character=NIGHTJAR),
          c.RollDie(seat=ANA, ability="Sonic Cry", conflict=CRANE, die=1, drive="Justice"),
          c.AcceptRoll(seat=ANA), c.PassReaction(seat=ANA), c.PassReaction(seat=BEN),
