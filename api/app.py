@@ -78,23 +78,33 @@ from application.credentials import Keyring
 from application.errors import StoreUnreachable
 from application.integrity import Integrity
 from application.sqlite_store import LastVersions
+from domain.capees import views as capees_views
+from domain.capes import views as capes_views
 from projections.service import open_read_models
 
 #: The route modules, each with ``HANDLERS``, in the order the schema lists them.
 ROUTE_MODULES = (lobby, play, queries, holder, record, read_model_routes, audit, pages)
 
 
+#: The editions' views (board, ledgers…), which the server answers with exactly their fields.
+VIEWS = (capes_views.View, capees_views.View)
+
+
 class ClosedStructsPlugin(StructSchemaPlugin):
     """Structs that refuse unknown fields (HTTP 400) say so: ``additionalProperties: false``.
 
     Litestar's own plugin leaves it out, so the schema would allow what the server refuses.
+    The editions' views are closed too: an answer is ``oneOf`` the two editions' shapes, and
+    an open Capes ledger also matched a CAPEES! one (which only adds ``editor``), so a CAPEES!
+    ledger with no characters matched both and broke the ``oneOf``.
     """
 
     def to_openapi_schema(
         self, field_definition: FieldDefinition, schema_creator: SchemaCreator
     ) -> Schema:
         schema = super().to_openapi_schema(field_definition, schema_creator)
-        if field_definition.type_.__struct_config__.forbid_unknown_fields:
+        kind = field_definition.type_
+        if kind.__struct_config__.forbid_unknown_fields or issubclass(kind, VIEWS):
             schema.additional_properties = False
         return schema
 

@@ -160,6 +160,21 @@ def test_refusals_are_documented_as_problem_details(
                 "current_version", "position"} <= set(problem["properties"])
 
 
+@pytest.mark.parametrize("edition", ["capes", "capees"])
+def test_each_editions_answers_match_exactly_one_of_the_shapes_the_schema_names(
+    client: TestClient[Litestar], openapi: JSON, edition: str
+) -> None:
+    """A query answers in its campaign's edition's shape, documented as ``oneOf`` the two
+    editions'. A CAPEES! ledger with no characters yet was valid as a Capes ledger too (it only
+    adds ``editor``), so it matched both shapes: a client checking the schema refused it."""
+    table = open_campaign(client, edition=edition, players=["Ana", "Ben"])
+    checked = schemathesis.openapi.from_dict(openapi)
+    for query in ("board", "ledgers", "characters", "state"):
+        response = client.get(table.url(f"/{query}"), headers=table.as_seat(1))
+        assert response.status_code == 200, response.text
+        checked[f"/campaigns/{{campaign_id}}/{query}"]["GET"].validate_response(response)
+
+
 def test_the_live_stream_is_documented_as_server_sent_events(openapi: JSON) -> None:
     ok = openapi["paths"]["/campaigns/{campaign_id}/events/stream"]["get"]["responses"]["200"]
     assert list(ok["content"]) == ["text/event-stream"]
