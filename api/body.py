@@ -5,11 +5,13 @@ type with msgspec's lax rules, so ``"3"`` passed for an integer; a body nested a
 deep raised ``RecursionError`` and one that is not UTF-8 ``UnicodeDecodeError``, both 500s.
 :class:`StrictRequest` (the app's ``request_class``) decodes the body with msgspec straight
 into the handler's ``data`` type, strictly, and answers any failure with a 400 naming the
-field; the plain values it hands on then convert without surprises.
+field; the plain values it hands on then convert without surprises. A key given twice in one
+object is a 400 too: msgspec keeps the last value and drops the other in silence.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
 from typing import Any
@@ -56,6 +58,38 @@ def malformed(error: Exception, body: bytes = b"") -> ValidationException:
     )
 
 
+class _RepeatedKey(ValueError):
+    pass
+
+
+def _distinct_keys(pairs: list[tuple[str, Any]]) -> None:
+    """``object_pairs_hook`` of :data:`_KEYS`: refuses an object that names a key twice."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _RepeatedKey(key)
+        seen.add(key)
+
+
+#: Reads a body only to find a key given twice (msgspec cannot tell): the values are dropped.
+_KEYS = json.JSONDecoder(object_pairs_hook=_distinct_keys)
+
+
+def repeated_key(body: bytes) -> ValidationException | None:
+    """The 400 of a body (one msgspec decoded) with a key given twice in one object."""
+    try:
+        _KEYS.decode(body.decode())
+    except _RepeatedKey as twice:
+        key = twice.args[0]
+        message = (f"the key `{key}` twice in one object: which value counts would be the "
+                   "parser's guess; give it once")
+        return ValidationException(detail=f"malformed body: {message}",
+                                   extra=[{"message": message, "key": key, "source": "body"}])
+    except (ValueError, RecursionError):
+        pass  # what msgspec read, Python's parser may still refuse (a 5,000-digit number)
+    return None
+
+
 class StrictRequest(Request[Any, Any, Any]):
     """A request whose JSON body is decoded strictly into the handler's ``data`` type."""
 
@@ -71,5 +105,8 @@ class StrictRequest(Request[Any, Any, Any]):
             except (msgspec.DecodeError, msgspec.ValidationError, RecursionError,
                     UnicodeDecodeError) as e:
                 raise malformed(e, body) from None
+            twice = repeated_key(body) if body else None
+            if twice is not None:
+                raise twice
             self._json = self._connection_state.json = value
         return self._json

@@ -84,6 +84,29 @@ def test_a_lone_utf16_surrogate_is_a_400_that_says_so(table: Table) -> None:
     assert table.version() == version
 
 
+def test_a_key_given_twice_in_one_object_is_a_400_naming_it(table: Table) -> None:
+    """Which of the two values counts is up to the parser (msgspec kept the last one, another
+    reader the first): a move said twice is refused, not played with one value in silence."""
+    client: Any = table.client
+    version = table.version()
+    for url, body, key in (
+        (table.url("/commands"),
+         b'{"command": {"type": "narrate", "text": "Yes", "text": "No"}}', "text"),
+        (table.url("/commands"), b'{"command": {"type": "narrate", "text": "Yes"}, '
+         b'"command": {"type": "pass_framing"}}', "command"),
+        (table.url("/commands"), b'{"command": {"type": "undo"}, "narration": "a", '
+         b'"narration": "b"}', "narration"),
+        ("/campaigns", b'{"name": "One", "name": "Two"}', "name"),
+    ):
+        answer = refused(client.post(url, content=body,
+                                     headers={**JSON_HEADERS, **table.as_seat(1)}))
+        assert f"`{key}` twice" in answer["detail"], answer
+    assert table.version() == version
+    # The same key in two objects is no repetition.
+    accepted = send(table, {"type": "narrate", "text": "x"}, narration="text")
+    assert accepted.status_code == 200, accepted.text
+
+
 def test_a_string_is_not_an_integer(table: Table) -> None:
     client: Any = table.client
     refused(client.post("/campaigns", json={"name": "X", "starting_tokens": "3"}),
