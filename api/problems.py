@@ -134,6 +134,37 @@ def without_query(detail: str, request: Request[Any, Any, Any]) -> str:
     return detail.replace(f"?{query}", "") if query else detail
 
 
+#: Litestar's message for a body that is missing altogether: the ``KeyError`` of its ``data``.
+_NO_BODY = "'data'"
+EMPTY_BODY = "the body is empty: a JSON object is expected"
+
+
+def as_sent(request: Request[Any, Any, Any], errors: Any) -> Any:
+    """Litestar's validation ``errors``, each naming the field as the client sent it: a query
+    parameter by its name in the URL (``from``), not the handler's (``from_version``); an
+    empty body as such, not by the ``KeyError`` Litestar met (``'data'``)."""
+    if not isinstance(errors, list):
+        return errors
+    try:
+        parameters = request.route_handler.parsed_fn_signature.parameters
+    except (KeyError, AttributeError):  # pragma: no cover - no route: no parameters
+        parameters = {}
+    named = []
+    for error in errors:
+        if not isinstance(error, dict):
+            named.append(error)
+            continue
+        error = dict(error)
+        key = error.get("key")
+        if key == "data" and error.get("message") == _NO_BODY:
+            error.update(message=EMPTY_BODY, key="", source="body")
+        elif key in parameters and error.get("source") != "body":
+            alias = getattr(parameters[key].kwarg_definition, "name", None)
+            error["key"] = alias or key
+        named.append(error)
+    return named
+
+
 def http_error(request: Request[Any, Any, Any], error: HTTPException) -> Response[dict[str, Any]]:
     """Litestar's own errors (400 validation, 401, 403, 404, 405, 413, 429) as problems."""
     status = error.status_code
@@ -143,7 +174,10 @@ def http_error(request: Request[Any, Any, Any], error: HTTPException) -> Respons
         title = "Error"
     detail = without_query(error.detail, request) if error.detail else ""
     detail = detail if detail and detail != title else title
-    response = problem(status, detail, title, errors=error.extra or None)
+    errors = as_sent(request, error.extra) if status == 400 else error.extra
+    if errors and any(e.get("message") == EMPTY_BODY for e in errors if isinstance(e, dict)):
+        detail = f"malformed body: {EMPTY_BODY}"
+    response = problem(status, detail, title, errors=errors or None)
     if error.headers:
         response.headers.update(error.headers)
     if status == 429:

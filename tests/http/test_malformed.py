@@ -107,6 +107,26 @@ def test_a_key_given_twice_in_one_object_is_a_400_naming_it(table: Table) -> Non
     assert accepted.status_code == 200, accepted.text
 
 
+def test_an_empty_body_is_a_400_that_says_so(table: Table) -> None:
+    """It was a 400 whose only message was ``'data'`` (a KeyError's, from inside Litestar)."""
+    client: Any = table.client
+    version = table.version()
+    for url in (table.url("/commands"), "/campaigns", table.url("/seats")):
+        body = refused(client.post(url, content=b"", headers={**JSON_HEADERS,
+                                                               **table.as_seat(1)}))
+        assert "empty" in body["detail"], body
+        assert body["errors"][0]["message"] != "'data'", body
+    assert table.version() == version
+
+
+def test_a_query_parameter_at_fault_is_named_as_the_client_sent_it(table: Table) -> None:
+    """``/diff?from=…&to=…``: the error named ``from_version``, the handler's own name."""
+    client: Any = table.client
+    for query, key in (("from=x&to=1", "from"), ("from=1&to=0", "to")):
+        body = refused(client.get(table.url(f"/diff?{query}"), headers=table.as_seat(1)), key)
+        assert body["errors"][0]["source"] == "query"
+
+
 def test_a_string_is_not_an_integer(table: Table) -> None:
     client: Any = table.client
     refused(client.post("/campaigns", json={"name": "X", "starting_tokens": "3"}),
