@@ -103,6 +103,9 @@ def sharing_fails(state: CampaignState) -> list[str]:
 @handle.register
 def _create(command: CreateCharacter, state: CampaignState) -> Iterable[Event]:
     require_seat(state, command)
+    if any(ch.name == command.name for ch in state.characters.values()):
+        # C-X-CHAR-1: the players tell characters apart by name (the board, every picker).
+        raise RuleViolation("C-X-CHAR-1", f"a character called {command.name!r} exists already")
     drives: tuple[DriveSlot, ...] = ()
     abilities: tuple[Ability, ...] = ()
     exemplars: tuple[Exemplar, ...] = ()

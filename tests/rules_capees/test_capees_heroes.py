@@ -125,6 +125,16 @@ def test_a_name_is_enough_for_an_exemplar_but_prominence_needs_a_full_sheet() ->
     t(c.BuyProminence(seat=EDITOR, character=t["Supreme"], side="hero"))
 
 
+def test_a_character_takes_a_name_no_other_character_has() -> None:
+    """C-X-CHAR-1: a second "Supreme" was made, and every picker and the board showed two
+    characters of one name, told apart by nothing the players see."""
+    t = the_cast(CTable())
+    t.refused(c.CreateCharacter(seat=ZIPS, name="Supreme"), "C-X-CHAR-1")
+    t.refused(c.CreateCharacter(seat=EDITOR, name="Silverstar", drives=npc_drives(),
+                                abilities=sheet("Silverstar", kind="skill")), "C-X-CHAR-1")
+    t.new(ZIPS, "Supreme's twin")
+
+
 def test_only_its_creator_completes_a_non_heros_sheet() -> None:
     """C-X-NPC-1."""
     t = the_cast(CTable())
