@@ -33,7 +33,7 @@ from .events import (
 )
 from .model import CampaignState
 
-RULES_VERSION = "capees-1.1"
+RULES_VERSION = "capees-1.2"
 
 #: The edition as the application runs it (domain.edition.Edition).
 EDITION: RulesEdition[CampaignState, Command, Event] = RulesEdition(
