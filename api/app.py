@@ -70,6 +70,7 @@ from application.collector import Collector
 from application.committer import Committer
 from application.config import (
     describe_persistence,
+    requests_per_second,
     streams_per_token,
     who_opens_campaigns,
     writer_mode,
@@ -316,7 +317,7 @@ def create_app(
         services.relay = committer.relay
         committer.on_live = partial(hear, services)
     if rate_limit is None:
-        rate_limit = int(environ.get("CAPES_RATE_LIMIT", "50") or 0)
+        rate_limit = requests_per_second(environ)
     middleware = []
     if rate_limit > 0:
         middleware.append(

@@ -155,15 +155,47 @@ OPEN_CAMPAIGNS = "CAPES_OPEN_CAMPAIGNS"
 STREAMS_PER_TOKEN = 16
 
 
+def whole_number(environ: Mapping[str, str], setting: str, default: int, least: int,
+                 most: int | None = None, *, why: str = "") -> int:
+    """The whole number ``setting`` holds (``default`` when unset or empty); a
+    :class:`SettingError` naming it, for people, when it is not one from ``least`` (to ``most``).
+    ``why`` replaces the message's usual wording."""
+    text = environ.get(setting, "").strip()
+    if not text:
+        return default
+    if not (text.isascii() and text.isdigit() and least <= int(text)
+            and (most is None or int(text) <= most)):
+        raise SettingError(setting, text, why or f"must be a whole number, {least} or more")
+    return int(text)
+
+
 def streams_per_token(environ: Mapping[str, str]) -> int:
     """``CAPES_STREAMS_PER_TOKEN`` (default :data:`STREAMS_PER_TOKEN`); a :class:`SettingError`
     for a value that is not a whole number from 1."""
-    text = environ.get("CAPES_STREAMS_PER_TOKEN", "").strip()
-    if not text:
-        return STREAMS_PER_TOKEN
-    if not (text.isascii() and text.isdigit() and int(text) >= 1):
-        raise SettingError("CAPES_STREAMS_PER_TOKEN", text, "must be a whole number, 1 or more")
-    return int(text)
+    return whole_number(environ, "CAPES_STREAMS_PER_TOKEN", STREAMS_PER_TOKEN, 1)
+
+
+#: Requests per second per client, unless ``CAPES_RATE_LIMIT`` says otherwise (0: off).
+RATE_LIMIT = 50
+
+
+def requests_per_second(environ: Mapping[str, str]) -> int:
+    """``CAPES_RATE_LIMIT`` (default :data:`RATE_LIMIT`, 0 for off); a :class:`SettingError`
+    for a value that is not a whole number. A word here was a traceback in the server's
+    startup, after it had said it served."""
+    return whole_number(environ, "CAPES_RATE_LIMIT", RATE_LIMIT, 0,
+                        why="must be a whole number, 0 (off) or more")
+
+
+#: Where ``capes serve`` listens unless ``CAPES_PORT`` (or ``--port``) says otherwise.
+PORT = 8000
+
+
+def serve_port(environ: Mapping[str, str]) -> int:
+    """``CAPES_PORT`` (default :data:`PORT`); a :class:`SettingError` for anything but a port.
+    Read by ``capes serve`` alone: a word here was a traceback of every command."""
+    return whole_number(environ, "CAPES_PORT", PORT, 1, 65535,
+                        why="must be a port, a whole number from 1 to 65535")
 
 
 def who_opens_campaigns(environ: Mapping[str, str]) -> str:

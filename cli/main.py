@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import importlib
 import os
 import signal
@@ -26,9 +27,12 @@ from eventsourcing.persistence import InterfaceError, OperationalError
 
 from application.campaigns import open_campaigns
 from application.config import (
+    PORT,
     SettingError,
     check_store,
     describe_store,
+    requests_per_second,
+    serve_port,
     serve_writer,
     streams_per_token,
     who_opens_campaigns,
@@ -135,20 +139,38 @@ def server_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _listenable(host: str, port: int) -> None:
-    """A :class:`SettingError` naming ``--port`` when the address is taken (another server):
-    before anything is started or announced. Uvicorn found out last, after the server had said
-    it was serving and had started its read models' and writer processes."""
+    """A :class:`SettingError` naming ``--port`` when the address is taken (another server),
+    or ``--host`` when it is no address of this machine: before anything is started or
+    announced. Uvicorn found out last, after the server had said it was serving and had started
+    its read models' and writer processes."""
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds it
         try:
             probe.bind((host, port))
+        except socket.gaierror:
+            raise _bad_host(host, port, "no such host") from None
         except OSError as e:
+            if e.errno == errno.EADDRNOTAVAIL:
+                # It named --port and asked whether another server listened there.
+                raise _bad_host(host, port, "not an address of this machine") from None
             raise SettingError("--port", str(port), f"cannot listen on {host}:{port}: "
                                f"{e.strerror} (another server? --port or CAPES_PORT chooses "
                                "another)") from None
 
 
+def _bad_host(host: str, port: int, why: str) -> SettingError:
+    return SettingError("--host", host, f"cannot listen on {host}:{port}: {why} (--host or "
+                        "CAPES_HOST: an address of this machine, or 0.0.0.0 for all of them)")
+
+
 def _serve(args: argparse.Namespace) -> int:
+    # The settings each worker will read, checked once here: a bad one fails in one line.
+    who_opens_campaigns(os.environ)
+    streams_per_token(os.environ)
+    requests_per_second(os.environ)
+    if args.port is None:
+        args.port = serve_port(os.environ)
+
     import uvicorn
 
     from application.placement import ENV as PLACEMENT_ENV
@@ -159,9 +181,6 @@ def _serve(args: argparse.Namespace) -> int:
     from cli.workers import serve_workers
     from projections.service import MODES, mode
 
-    # The settings each worker will read, checked once here: a bad one fails in one line.
-    who_opens_campaigns(os.environ)
-    streams_per_token(os.environ)
     # Each worker's writes run in a process of its own unless told otherwise (api/writer.py).
     os.environ["CAPES_WRITER"] = serve_writer(os.environ)
     try:
@@ -267,8 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     serve.add_argument("--host", default=os.environ.get("CAPES_HOST", "127.0.0.1"),
                        help="the address to listen on (CAPES_HOST; default %(default)s)")
-    serve.add_argument("--port", type=_port, default=int(os.environ.get("CAPES_PORT", "8000")),
-                       help="the port to listen on (CAPES_PORT; default %(default)s)")
+    # CAPES_PORT is read when serving (a bad one is a setting's error, not every command's).
+    serve.add_argument("--port", type=_port,
+                       help=f"the port to listen on (CAPES_PORT; default {PORT})")
     serve.add_argument("--workers", type=_positive, default=1,
                        help="worker processes (default 1); they share one writer process, "
                        "which hands each worker the live events of the others (no Redis needed)")

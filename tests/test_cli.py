@@ -207,6 +207,50 @@ def test_a_port_another_server_listens_on_stops_capes_serve_before_it_says_it_se
     assert "--port or CAPES_PORT" in err
 
 
+@pytest.mark.parametrize("setting, value, why", [
+    ("CAPES_PORT", "eighty", "must be a port, a whole number from 1 to 65535"),
+    ("CAPES_PORT", "99999", "must be a port, a whole number from 1 to 65535"),
+    ("CAPES_RATE_LIMIT", "fifty", "must be a whole number, 0 (off) or more"),
+    ("CAPES_RATE_LIMIT", "-1", "must be a whole number, 0 (off) or more"),
+])
+def test_a_number_setting_that_is_not_one_stops_capes_serve_in_one_line_naming_it(
+    tmp_path: Path, setting: str, value: str, why: str,
+) -> None:
+    """A word for CAPES_PORT was a traceback of every command (``capes --help`` included), a
+    port out of range one of ``capes serve``; a word for CAPES_RATE_LIMIT a traceback of the
+    server's startup, after it had said it served."""
+    line = refused_in_one_line({"CAPES_DB": str(tmp_path / "capes.sqlite"), setting: value},
+                               ["serve"])
+    assert line == f"capes: {setting}={value}: {why}"
+
+
+def test_a_port_setting_concerns_capes_serve_alone(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
+    env |= {"CAPES_DB": str(tmp_path / "capes.sqlite"), "CAPES_PORT": "eighty"}
+    for command in (["--help"], ["campaigns"]):
+        process = subprocess.run([sys.executable, "-m", "cli.main", *command], cwd=ROOT,
+                                 env=env, capture_output=True, text=True, timeout=60)
+        assert process.returncode == 0, process.stderr
+        assert "Traceback" not in process.stderr and "CAPES_PORT" not in process.stderr
+
+
+@pytest.mark.parametrize("host, why", [
+    ("nowhere.invalid", "no such host"),
+    ("192.0.2.1", "not an address of this machine"),  # TEST-NET-1: nobody's
+])
+def test_an_address_to_listen_on_that_cannot_be_stops_capes_serve_naming_host(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    host: str, why: str,
+) -> None:
+    """It named ``--port`` and asked whether another server listened there."""
+    monkeypatch.setenv("CAPES_DB", str(tmp_path / "capes.sqlite"))
+    assert main(["serve", "--host", host, "--port", "8000"]) == 2
+    out, err = capsys.readouterr()
+    assert "Serving" not in out
+    assert err.startswith(f"capes: --host={host}: cannot listen on {host}:8000: {why}"), err
+    assert "--host or CAPES_HOST" in err and "port" not in err.split(": ", 2)[2]
+
+
 def test_several_workers_warn_what_they_will_not_share() -> None:
     assert workers_warnings(1, {}) == []
     alone = " ".join(workers_warnings(4, {"CAPES_PROJECTIONS": "internal",
