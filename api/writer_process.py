@@ -16,12 +16,22 @@ Two ways to run it:
 
 from __future__ import annotations
 
+import signal
+
+if __name__ == "__main__":
+    # The server decides when its writer stops (after what it sent is done): a Ctrl-C or a
+    # SIGTERM to the whole process group reaches the server, which then tells it. Ignored
+    # before the imports below, which take seconds on a busy machine: a Ctrl-C in the first
+    # second of `capes serve` stopped the writer in them, with a traceback, and the server's
+    # startup failed with another.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
 import argparse
 import contextlib
 import logging
 import os
 import selectors
-import signal
 import socket
 import sys
 import time
@@ -306,8 +316,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if (args.fd is None) == (args.listen is None):
         parser.error("give either FD or --listen PATH")
-    # The server decides when its writer stops (after what it sent is done): a Ctrl-C or a
-    # SIGTERM to the whole process group reaches the server, which then tells it.
+    # See the top of the module (again for main() called otherwise).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     logging.basicConfig(level=logging.WARNING, format="capes writer: %(message)s")

@@ -62,4 +62,4 @@ class ReadModelsProcess(Supervised):
 
     def command(self) -> tuple[list[str], dict[str, str], tuple[int, ...]]:
         env = dict(self.environ) | {PARENT_ENV: str(os.getpid())}
-        return ["-m", "cli.main", "projections", "run", *self._options], env, ()
+        return ["-m", "cli", "projections", "run", *self._options], env, ()

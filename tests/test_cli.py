@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,6 +33,7 @@ from domain.text import NAME_LENGTH, Name
 from projections.service import ReadModels
 
 ROOT = Path(__file__).resolve().parents[1]
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
 def parsers(parser: argparse.ArgumentParser, name: str = "capes"
@@ -249,6 +251,65 @@ def test_an_address_to_listen_on_that_cannot_be_stops_capes_serve_naming_host(
     assert "Serving" not in out
     assert err.startswith(f"capes: --host={host}: cannot listen on {host}:8000: {why}"), err
     assert "--host or CAPES_HOST" in err and "port" not in err.split(": ", 2)[2]
+
+
+#: A child that gets a Ctrl-C (its own SIGINT) as it starts to load MODULE, then runs CODE:
+#: a Ctrl-C while a command loads, which takes seconds on a busy machine.
+CTRL_C_WHILE_LOADING = """
+import os, signal, sys
+class CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r}:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+sys.meta_path.insert(0, CtrlC())
+{code}
+"""
+
+
+def ctrl_c_while_loading(module: str, code: str, tmp_path: Path
+                         ) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
+    env["CAPES_DB"] = str(tmp_path / "capes.sqlite")
+    return subprocess.run(
+        [sys.executable, "-c", CTRL_C_WHILE_LOADING.format(module=module, code=code)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_a_ctrl_c_while_capes_loads_ends_it_quietly(tmp_path: Path) -> None:
+    """Ctrl-C in the first second of any ``capes`` command (``capes serve``: its first few on
+    a busy machine) printed the traceback of whichever import it stopped."""
+    module, function = PROJECT["scripts"]["capes"].split(":")
+    process = ctrl_c_while_loading(
+        "cli.main", f"from {module} import {function}\nsys.argv = ['capes', 'campaigns']\n"
+        f"sys.exit({function}())", tmp_path)
+    assert (process.returncode, process.stderr) == (130, "")
+
+
+def test_the_read_models_process_started_with_a_ctrl_c_ends_quietly(tmp_path: Path) -> None:
+    """``capes serve``'s Ctrl-C reaches its read models' process too, which may be loading."""
+    from cli.read_models_process import ReadModelsProcess
+
+    argv = ReadModelsProcess({"CAPES_DB": str(tmp_path / "capes.sqlite")}).command()[0]
+    assert argv[0] == "-m"
+    process = ctrl_c_while_loading(
+        "cli.main", f"import runpy\nsys.argv = {[argv[1], *argv[2:]]!r}\n"
+        f"runpy.run_module({argv[1]!r}, run_name='__main__', alter_sys=True)", tmp_path)
+    assert (process.returncode, process.stderr) == (130, "")
+
+
+def test_the_writer_process_started_with_a_ctrl_c_goes_on_starting(tmp_path: Path) -> None:
+    """A Ctrl-C never stops a writer process (``capes serve`` does, once it has finished what
+    it was sent): one while it loaded was its traceback, then the server's startup failed in
+    another ("the writer process did not start")."""
+    process = ctrl_c_while_loading(
+        "api.writer", "import runpy\nsys.argv = ['api.writer_process']\n"
+        "runpy.run_module('api.writer_process', run_name='__main__', alter_sys=True)", tmp_path)
+    # It went on to read its arguments (none: a usage error).
+    assert process.returncode == 2, process.stderr
+    assert "give either FD or --listen PATH" in process.stderr
+    assert "KeyboardInterrupt" not in process.stderr
 
 
 def test_several_workers_warn_what_they_will_not_share() -> None:
