@@ -15,8 +15,11 @@ stored, and a commit cut short is rolled back by the store.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
 import time
+from collections.abc import Iterator
 from socket import socket
 
 from uvicorn import Config
@@ -34,6 +37,15 @@ class Workers(Multiprocess):
         super().__init__(config, sockets)
         self.stop_wait = stop_wait
 
+    def init_processes(self) -> None:
+        # Each worker starts with Ctrl-C ignored: it loads uvicorn and the app for seconds on a
+        # busy machine, and a Ctrl-C in that time printed the traceback of whichever import it
+        # stopped, worker by worker. It needs none: this supervisor stops it (SIGTERM), and
+        # the server's own signal handlers replace the ignoring once it runs. Blocked here
+        # meanwhile, so a Ctrl-C to this process is held for it, not lost.
+        with _ctrl_c_held():
+            super().init_processes()
+
     def join_all(self) -> None:
         deadline = time.monotonic() + self.stop_wait
         for worker in self.processes:
@@ -44,6 +56,19 @@ class Workers(Multiprocess):
                             self.stop_wait)
                 worker.process.kill()
                 worker.process.join()
+
+
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """SIGINT ignored (which processes started meanwhile inherit) and blocked (this one
+    receives it afterwards)."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 def serve_workers(config: Config, *, stop_wait: float) -> None:
