@@ -71,6 +71,7 @@ from litestar.exceptions import ServiceUnavailableException
 
 from api.held_views import HeldViews
 from application.aggregate import Campaign
+from application.children import deaf_to_ctrl_c
 from application.config import WRITER_SOCKET
 
 log = logging.getLogger(__name__)
@@ -310,9 +311,10 @@ class RemoteWriter:
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (package_root, env.get("PYTHONPATH", "")) if p)
         try:
-            self._process = subprocess.Popen(
-                [sys.executable, "-m", "api.writer_process", str(theirs.fileno())],
-                pass_fds=(theirs.fileno(),), env=env)
+            with deaf_to_ctrl_c():  # it stops when told (application/children.py)
+                self._process = subprocess.Popen(
+                    [sys.executable, "-m", "api.writer_process", str(theirs.fileno())],
+                    pass_fds=(theirs.fileno(),), env=env)
         finally:
             theirs.close()
         ready: asyncio.Future[Any] = loop.create_future()

@@ -18,6 +18,8 @@ import threading
 from collections.abc import MutableMapping
 from pathlib import Path
 
+from application.children import deaf_to_ctrl_c
+
 #: uvicorn's logger, as the supervisor of ``capes serve --workers N`` (cli/workers.py): a line
 #: here reads as the server's others do, with a worker or several.
 log = logging.getLogger("uvicorn.error")
@@ -147,7 +149,8 @@ class Supervised:
     def _spawn(self) -> None:
         argv, env, fds = self.command()
         try:
-            self._process = subprocess.Popen([sys.executable, *argv], env=env, pass_fds=fds)
+            with deaf_to_ctrl_c():  # stopped by stop() (application/children.py)
+                self._process = subprocess.Popen([sys.executable, *argv], env=env, pass_fds=fds)
         finally:
             for fd in fds:  # the child's now: this process keeps no copy
                 os.close(fd)

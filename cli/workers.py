@@ -15,15 +15,15 @@ stored, and a commit cut short is rolled back by the store.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import signal
 import time
-from collections.abc import Iterator
+from multiprocessing import resource_tracker
 from socket import socket
 
 from uvicorn import Config
 from uvicorn.supervisors import Multiprocess
+
+from application.children import deaf_to_ctrl_c
 
 #: uvicorn's logger, so that the line reads as the supervisor's others do.
 log = logging.getLogger("uvicorn.error")
@@ -38,12 +38,11 @@ class Workers(Multiprocess):
         self.stop_wait = stop_wait
 
     def init_processes(self) -> None:
-        # Each worker starts with Ctrl-C ignored: it loads uvicorn and the app for seconds on a
-        # busy machine, and a Ctrl-C in that time printed the traceback of whichever import it
-        # stopped, worker by worker. It needs none: this supervisor stops it (SIGTERM), and
-        # the server's own signal handlers replace the ignoring once it runs. Blocked here
-        # meanwhile, so a Ctrl-C to this process is held for it, not lost.
-        with _ctrl_c_held():
+        # Deaf to Ctrl-C (application/children.py): this supervisor stops them (SIGTERM).
+        # multiprocessing's resource tracker, started with the first of them, unblocks SIGINT
+        # in this thread as it starts (the second worker was not deaf): it is started first.
+        resource_tracker.ensure_running()
+        with deaf_to_ctrl_c():
             super().init_processes()
 
     def join_all(self) -> None:
@@ -56,19 +55,6 @@ class Workers(Multiprocess):
                             self.stop_wait)
                 worker.process.kill()
                 worker.process.join()
-
-
-@contextlib.contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """SIGINT ignored (which processes started meanwhile inherit) and blocked (this one
-    receives it afterwards)."""
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 def serve_workers(config: Config, *, stop_wait: float) -> None:

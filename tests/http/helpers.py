@@ -312,6 +312,13 @@ def subscribe(http: httpx.Client, table: Table, **headers: str) -> httpx.Respons
 # -- a server process ------------------------------------------------------------------------
 
 
+def ctrl_c_blocked(pid: int) -> bool:
+    """Whether process ``pid`` has SIGINT blocked (its /proc status's SigBlk, a hex mask)."""
+    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    mask = next(line for line in status if line.startswith("SigBlk:")).split()[1]
+    return bool(int(mask, 16) & 1 << (signal.SIGINT - 1))
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
