@@ -287,6 +287,21 @@ def test_a_ctrl_c_while_capes_loads_ends_it_quietly(tmp_path: Path) -> None:
     assert (process.returncode, process.stderr) == (130, "")
 
 
+def test_output_its_reader_stopped_reading_ends_the_command_quietly(tmp_path: Path) -> None:
+    """``capes log CAMPAIGN | head`` ended in the traceback of a BrokenPipeError."""
+    module, function = PROJECT["scripts"]["capes"].split(":")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAPES_")}
+    env["CAPES_DB"] = str(tmp_path / "capes.sqlite")
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone (head, once it has its lines)
+    with os.fdopen(write, "wb") as gone:
+        process = subprocess.run(
+            [sys.executable, "-c", f"import sys\nfrom {module} import {function}\n"
+             f"sys.argv = ['capes', 'demo']\nsys.exit({function}())"],
+            cwd=ROOT, env=env, stdout=gone, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert (process.returncode, process.stderr) == (141, "")  # as if ended by SIGPIPE
+
+
 def test_the_read_models_process_started_with_a_ctrl_c_ends_quietly(tmp_path: Path) -> None:
     """``capes serve``'s Ctrl-C reaches its read models' process too, which may be loading."""
     from cli.read_models_process import ReadModelsProcess
