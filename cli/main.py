@@ -278,7 +278,8 @@ def build_parser() -> argparse.ArgumentParser:
                                "configured store, printing the board and ledgers after every "
                                "page.")
     demo.add_argument("--edition", choices=("capes", "capees"), default="capes",
-                      help="capees: 004's own example (Silverstar, Night Maiden, the Editor)")
+                      help="capes (the default), or capees: the second edition, CAPEES!, "
+                      "its rulebook's own example (Silverstar, Night Maiden, the Editor)")
     demo.set_defaults(run=_demo)
     serve = commands.add_parser("serve", help="run the HTTP server",
                                 description="Run the HTTP server on the configured store.",

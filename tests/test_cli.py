@@ -57,6 +57,16 @@ def test_every_command_and_option_has_help_text() -> None:
     assert missing == []
 
 
+def test_the_demos_editions_are_named_as_a_host_knows_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """It said "capees: 004's own example": 004 is the rules' source, which no host has."""
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["demo", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "CAPEES!" in said and "the default" in said and "004" not in said
+
+
 def test_capes_help_says_which_store_and_how_to_change_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
