@@ -63,8 +63,9 @@ def _tokens(args: argparse.Namespace) -> int:
             # more (the host forks it from before the damage, `capes fork`, and issues the
             # fork's tokens).
             Integrity(app).ensure(args.campaign)
+            # --owner alone is the owner's token alone (it reissued every seat's too).
             issued = issue_tokens(app, args.campaign, owner=args.owner or everyone,
-                                  seats=None if everyone else args.seat)
+                                  seats=None if everyone else args.seat or [])
         except CampaignNotFound:
             print(f"no campaign {args.campaign} in {describe_store()}", file=sys.stderr)
             return 1

@@ -132,6 +132,27 @@ def test_capes_tokens_issues_owner_and_seat_tokens_on_the_configured_store(
     assert "no seat 9" in capsys.readouterr().err
 
 
+def test_capes_tokens_owner_issues_the_owners_alone_and_the_players_keep_theirs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--owner`` alone reissued every seat's token too: a host who had lost the owner's
+    token took every player's link away."""
+    monkeypatch.setenv("CAPES_DB", str(tmp_path / "capes.sqlite"))
+    monkeypatch.delenv("CAPES_DATABASE_URL", raising=False)
+    app = Campaigns(persistence_env({"CAPES_DB": str(tmp_path / "capes.sqlite")}))
+    campaign = app.create(c.CreateCampaign(name="From the console")).campaign_id
+    app.execute(campaign, c.SeatPlayer(name="Ana"))
+    version = app.get(campaign).version
+    app.close()
+
+    assert main(["tokens", str(campaign), "--owner"]) == 0
+    issued = re.findall(r"^  (\w[^:]*): +\S+$", capsys.readouterr().out, re.MULTILINE)
+    assert issued == ["owner"]
+    app = Campaigns(persistence_env({"CAPES_DB": str(tmp_path / "capes.sqlite")}))
+    assert app.get(campaign).version == version, "no SeatTokenIssued"
+    app.close()
+
+
 def test_no_token_reaches_the_servers_log(tmp_path: Path) -> None:
     """Every way of passing a token (the header, ``?token=`` on the live stream and on a
     chart, the host key), against ``capes serve`` with its access log on."""
