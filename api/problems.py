@@ -9,8 +9,10 @@ campaign or version in the path).
 from __future__ import annotations
 
 import logging
+import re
 from http import HTTPStatus
 from typing import Any
+from uuid import UUID
 
 import msgspec
 from eventsourcing.persistence import PersistenceError
@@ -177,6 +179,8 @@ def http_error(request: Request[Any, Any, Any], error: HTTPException) -> Respons
     errors = as_sent(request, error.extra) if status == 400 else error.extra
     if errors and any(e.get("message") == EMPTY_BODY for e in errors if isinstance(e, dict)):
         detail = f"malformed body: {EMPTY_BODY}"
+    if status == 404 and detail == title:
+        detail = _mistyped_campaign(request.url.path) or detail
     response = problem(status, detail, title, errors=errors or None)
     if error.headers:
         response.headers.update(error.headers)
@@ -186,6 +190,24 @@ def http_error(request: Request[Any, Any, Any], error: HTTPException) -> Respons
         reset = (error.headers or {}).get("RateLimit-Reset", "")
         response.headers["Retry-After"] = str(max(1, int(reset))) if reset.isdigit() else "1"
     return response
+
+
+#: A path about one campaign (the API's, or its table's page), the id as typed.
+_CAMPAIGN_PATH = re.compile(r"^/(?:campaigns|play)/([^/]+)")
+
+
+def _mistyped_campaign(path: str) -> str | None:
+    """What is wrong with a path whose campaign id is not one, which no route matches (it was a
+    bare "Not Found", as for a route that does not exist); None for any other path."""
+    found = _CAMPAIGN_PATH.match(path)
+    if found is None:
+        return None
+    try:
+        UUID(found[1])
+    except ValueError:
+        return (f"not a campaign id: {found[1]!r} (a campaign's id is a UUID, as in its "
+                "invitation link: 8-4-4-4-12 hexadecimal digits)")
+    return None
 
 
 def missing_extra(_: Request[Any, Any, Any], error: MissingExtra) -> Response[dict[str, Any]]:

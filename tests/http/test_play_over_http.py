@@ -378,6 +378,18 @@ def test_a_client_over_the_rate_limit_gets_429_and_its_command_is_not_run(
         assert table.send(command).status_code == 200
 
 
+@pytest.mark.parametrize("path", ["/campaigns/Harbor-City/board", "/campaigns/1234/ledgers",
+                                  "/play/e04b46a3-997d-4c20-892f"])
+def test_a_campaign_id_mistyped_in_a_path_is_a_404_saying_so(table: Table, path: str) -> None:
+    """It was a bare "Not Found", as for a route that does not exist."""
+    response = table.client.get(path, headers=table.as_seat(ANA))
+    assert response.status_code == 404
+    mistyped = path.split("/")[2]
+    assert response.json()["detail"] == (
+        f"not a campaign id: {mistyped!r} (a campaign's id is a UUID, as in its invitation "
+        "link: 8-4-4-4-12 hexadecimal digits)")
+
+
 def test_an_unknown_campaign_is_404_to_join_and_401_to_anything_with_a_token(
     table: Table,
 ) -> None:
