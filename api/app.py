@@ -69,6 +69,7 @@ from application.campaigns import Campaigns, open_campaigns
 from application.collector import Collector
 from application.committer import Committer
 from application.config import (
+    cors_origins,
     describe_persistence,
     requests_per_second,
     streams_per_token,
@@ -173,7 +174,7 @@ def cors_config(environ: Mapping[str, str]) -> CORSConfig | None:
     """CORS for clients served from other origins: off unless ``CAPES_CORS_ORIGINS`` lists
     them (comma-separated, e.g. ``https://table.example``; ``*`` for any). Tokens travel in
     the ``Authorization`` header, so no credentials (cookies) are allowed across origins."""
-    origins = [o.strip() for o in environ.get("CAPES_CORS_ORIGINS", "").split(",") if o.strip()]
+    origins = cors_origins(environ)
     if not origins:
         return None
     return CORSConfig(

@@ -14,6 +14,7 @@ plain dict that is handed to the application's constructor, so nothing else in t
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from typing import TypeVar
@@ -185,6 +186,23 @@ def requests_per_second(environ: Mapping[str, str]) -> int:
     startup, after it had said it served."""
     return whole_number(environ, "CAPES_RATE_LIMIT", RATE_LIMIT, 0,
                         why="must be a whole number, 0 (off) or more")
+
+
+#: An origin as a browser sends it (``Origin``): a scheme, a host, maybe a port; or ``*``.
+_ORIGIN = re.compile(r"\*|[a-z][a-z0-9+.-]*://[^/\s:]+(:\d+)?", re.IGNORECASE)
+
+
+def cors_origins(environ: Mapping[str, str]) -> list[str]:
+    """``CAPES_CORS_ORIGINS``, comma-separated (none: CORS off); a :class:`SettingError` for
+    one no browser sends, which never matched: CORS stayed off without a word."""
+    text = environ.get("CAPES_CORS_ORIGINS", "")
+    origins = [o.strip() for o in text.split(",") if o.strip()]
+    for origin in origins:
+        if not _ORIGIN.fullmatch(origin):
+            raise SettingError("CAPES_CORS_ORIGINS", text.strip(), f"{origin!r} is no origin: "
+                               "write each as scheme://host or scheme://host:port (no path, no "
+                               "slash at the end), or * for any")
+    return origins
 
 
 #: Where ``capes serve`` listens unless ``CAPES_PORT`` (or ``--port``) says otherwise.

@@ -30,6 +30,7 @@ from application.config import (
     PORT,
     SettingError,
     check_store,
+    cors_origins,
     describe_store,
     requests_per_second,
     serve_port,
@@ -168,6 +169,7 @@ def _serve(args: argparse.Namespace) -> int:
     who_opens_campaigns(os.environ)
     streams_per_token(os.environ)
     requests_per_second(os.environ)
+    cors_origins(os.environ)
     if args.port is None:
         args.port = serve_port(os.environ)
 

@@ -204,6 +204,26 @@ def test_a_share_of_live_streams_that_is_not_a_count_stops_capes_serve(
             f"capes: CAPES_STREAMS_PER_TOKEN={value}: must be a whole number, 1 or more")
 
 
+@pytest.mark.parametrize("value", ["table.example", "https://table.example/",
+                                   "http://localhost:5173/app"])
+def test_an_origin_no_browser_sends_stops_capes_serve_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    value: str,
+) -> None:
+    """A browser's Origin is a scheme, a host and maybe a port: one written otherwise (a
+    trailing slash, no scheme) never matched, and CORS stayed off without a word."""
+    monkeypatch.setenv("CAPES_DB", str(tmp_path / "capes.sqlite"))
+    monkeypatch.setenv("CAPES_CORS_ORIGINS", f"http://localhost:5173,{value}")
+    with socket.socket() as taken:  # should the setting pass, it serves nothing
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        assert main(["serve", "--port", str(taken.getsockname()[1])]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"capes: CAPES_CORS_ORIGINS=http://localhost:5173,{value}: {value!r} is no origin: "
+        "write each as scheme://host or scheme://host:port (no path, no slash at the end), "
+        "or * for any")
+
+
 def test_a_port_another_server_listens_on_stops_capes_serve_before_it_says_it_serves(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
