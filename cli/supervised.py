@@ -163,10 +163,11 @@ class Supervised:
             assert process is not None
             code = process.wait()
             if self._stopping.is_set() or code in ASKED_TO_STOP:
-                # Stopped on purpose: by stop(), or with the server by Ctrl-C or a service
-                # manager's SIGTERM to the group. A child sets its own handler (and then
-                # exits 0) only once its imports are done: in its first second the signal
-                # itself ends it, and starting it again there made a group stop log an error.
+                # Stopped on purpose: by stop(), or with the server by a service manager's
+                # SIGTERM to the group (or a SIGINT sent it by hand: Ctrl-C's is blocked,
+                # application/children.py). A child sets its own handler (and then exits 0)
+                # only once its imports are done: in its first second the signal itself ends
+                # it, and starting it again there made a group stop log an error.
                 return
             # Logged only: it was printed too, and every start again said so twice.
             log.error("the %s ended with %s; starting it again in %.1f s", self.what, code, retry)
