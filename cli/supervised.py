@@ -28,10 +28,11 @@ log = logging.getLogger("uvicorn.error")
 RETRY = 1.0
 MAX_RETRY = 30.0
 
-#: How a child that was asked to stop ends: by itself (0), or by SIGTERM or SIGINT when it came
-#: before the child set its handler. Anything else (SIGKILL from the out-of-memory killer, a
-#: crash) is a failure, and the child is started again.
-ASKED_TO_STOP = frozenset({0, -signal.SIGTERM, -signal.SIGINT})
+#: How a child that was asked to stop ends: by itself (0), or by SIGTERM when it came before the
+#: child set its handler (SIGINT, Ctrl-C's, is blocked in children: application/children.py).
+#: Anything else (SIGKILL from the out-of-memory killer, a crash) is a failure, and the child is
+#: started again.
+ASKED_TO_STOP = frozenset({0, -signal.SIGTERM})
 
 #: The sockets' folders are ``capes-<pid of capes serve>-<random>`` in the temporary directory.
 PREFIX = "capes-"
@@ -164,10 +165,9 @@ class Supervised:
             code = process.wait()
             if self._stopping.is_set() or code in ASKED_TO_STOP:
                 # Stopped on purpose: by stop(), or with the server by a service manager's
-                # SIGTERM to the group (or a SIGINT sent it by hand: Ctrl-C's is blocked,
-                # application/children.py). A child sets its own handler (and then exits 0)
-                # only once its imports are done: in its first second the signal itself ends
-                # it, and starting it again there made a group stop log an error.
+                # SIGTERM to the group. A child sets its own handler (and then exits 0) only
+                # once its imports are done: in its first second the signal itself ends it,
+                # and starting it again there made a group stop log an error.
                 return
             # Logged only: it was printed too, and every start again said so twice.
             log.error("the %s ended with %s; starting it again in %.1f s", self.what, code, retry)
