@@ -284,9 +284,13 @@ def test_an_address_to_listen_on_that_cannot_be_stops_capes_serve_naming_host(
 
 
 #: A child that gets a Ctrl-C (its own SIGINT) as it starts to load MODULE, then runs CODE:
-#: a Ctrl-C while a command loads, which takes seconds on a busy machine.
+#: a Ctrl-C while a command loads, which takes seconds on a busy machine. It takes SIGINT as a
+#: command started at a terminal does: the tests run in the background of a shell (`cmd &`)
+#: start with SIGINT ignored, which Python then leaves ignored, and no Ctrl-C would come.
 CTRL_C_WHILE_LOADING = """
 import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {{signal.SIGINT}})
 class CtrlC:
     def find_spec(self, name, path=None, target=None):
         if name == {module!r}:
