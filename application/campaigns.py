@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 from uuid import UUID, uuid4
 
 import msgspec
-from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
+from eventsourcing.application import AggregateNotFoundError, ProcessingEvent
 from eventsourcing.persistence import IntegrityError, Mapper, StoredEvent
 from eventsourcing.utils import Environment, EnvType, get_topic
 
@@ -52,8 +52,9 @@ from domain.record.events import (
 from domain.text import NAME_LENGTH
 
 from .aggregate import Campaign, StaleSnapshot, Step, UnfoldableLog, project_campaign
+from .bounded import BoundedApplication
 from .chain import genesis, link, linked
-from .config import POSTGRES_RECORDER, bounded, persistence_env
+from .config import POSTGRES_RECORDER, persistence_env
 from .dice import DiceSource, SecretsDice
 from .errors import CampaignBroken, CampaignConflict, CampaignNotFound, VersionNotFound
 from .fair import DiceSeeds, derive
@@ -138,7 +139,7 @@ def utc_now() -> datetime:
 _MOVE_STARTS_KEPT = 10_000
 
 
-class Campaigns(Application[UUID]):
+class Campaigns(BoundedApplication):
     """Campaigns of every edition, each an event stream in one store."""
 
     name = "Campaigns"
@@ -244,10 +245,6 @@ class Campaigns(Application[UUID]):
             # import: psycopg is loaded only for a PostgreSQL store.
             settings.setdefault("APPLICATION_RECORDER_TOPIC", POSTGRES_RECORDER)
         return Environment(name, settings)
-
-    def construct_factory(self, env: Environment) -> Any:
-        """The library's store, its waits for PostgreSQL bounded (``config.bounded``)."""
-        return bounded(super().construct_factory(env))
 
     def construct_mapper(self) -> Mapper[UUID]:
         """The msgspec mapper (with the configured compressor and cipher, if any)."""

@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 import msgspec
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
-from eventsourcing.utils import Environment, EnvType, get_topic, register_topic
+from eventsourcing.utils import EnvType, get_topic, register_topic
 
-from .config import POSTGRES_RECORDER, bounded
+from .bounded import BoundedApplication
+from .config import POSTGRES_RECORDER
 from .schema_lock import creating_tables
 from .sqlite_store import checkpoint_elsewhere, local
 
@@ -111,7 +112,7 @@ class KeysSQLiteRecorder(SQLiteApplicationRecorder):
         checkpoint_elsewhere(datastore)  # on the writer's thread too
 
 
-class Keyring(Application[UUID]):
+class Keyring(BoundedApplication):
     """Stores TableKeys; caches them, re-reading a campaign's keys when a token is unknown or
     the cached keys are older than :attr:`fresh_for` seconds (another process — ``capes
     tokens``, another worker — may have revoked a token since).
@@ -153,10 +154,6 @@ class Keyring(Application[UUID]):
         self._refreshing: set[UUID] = set()
         #: On PostgreSQL, once :meth:`watch_store` has started it: every commit of keys heard.
         self.watch: StoreWatch | None = None
-
-    def construct_factory(self, env: Environment) -> Any:
-        """The library's store, its waits for PostgreSQL bounded (``config.bounded``)."""
-        return bounded(super().construct_factory(env))
 
     def watch_store(self) -> None:
         """On PostgreSQL, hear every process's key changes as they commit (each commit of keys

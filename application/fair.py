@@ -40,12 +40,12 @@ from threading import Lock
 from typing import Any
 from uuid import UUID, uuid5
 
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 from eventsourcing.utils import Environment, EnvType, get_topic, register_topic
 
-from .config import bounded
+from .bounded import BoundedApplication
 from .sqlite_store import checkpoint_elsewhere
 
 # Stores written before the layout of issue 10 name this module's aggregate events by their
@@ -132,7 +132,7 @@ _STORE_KEYS = ("PERSISTENCE_MODULE", "SQLITE_", "POSTGRES_", "CIPHER_", "COMPRES
 _CACHED = 4096
 
 
-class DiceSeeds(Application[UUID]):
+class DiceSeeds(BoundedApplication):
     """The server seeds of every campaign's scenes, in tables of their own (R-FAIR-1).
 
     A seed is written here before its commitment is appended to the campaign, so a commitment
@@ -154,10 +154,6 @@ class DiceSeeds(Application[UUID]):
     def construct_env(self, name: str, env: EnvType | None = None) -> Environment:
         """Exactly the settings given: os.environ is not merged in (see Campaigns)."""
         return Environment(name, dict(env or {}))
-
-    def construct_factory(self, env: Environment) -> Any:
-        """The library's store, its waits for PostgreSQL bounded (``config.bounded``)."""
-        return bounded(super().construct_factory(env))
 
     def draw(self, campaign_id: UUID) -> str:
         """A new secret seed for ``campaign_id``, stored; returns its commitment."""
