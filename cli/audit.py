@@ -141,7 +141,10 @@ def _import(args: argparse.Namespace) -> int:
 def register(commands: Any) -> None:
     """Add ``verify``, ``export`` and ``import`` to ``capes``."""
     check = commands.add_parser(
-        "verify", help="check campaigns' hash chains, dice commitments and dice")
+        "verify", help="check campaigns' hash chains, dice commitments and dice",
+        description="Check a campaign's hash chain, dice commitments and dice (R-FAIR-6, "
+        "R-FAIR-7), or every campaign of the store, or an export file (--file). Exit status 0 "
+        "only when everything holds, else 1.")
     check.add_argument("campaign", type=campaign_arg, nargs="?",
                        help="the campaign (default: every campaign in the store)")
     check.add_argument("--file", type=Path, help="verify an export file instead of the store")
@@ -153,7 +156,10 @@ def register(commands: Any) -> None:
     check.add_argument("--json", action="store_true", help="print each report as JSON")
     check.set_defaults(run=_verify)
 
-    out = commands.add_parser("export", help="write a campaign's whole log, chain included")
+    out = commands.add_parser(
+        "export", help="write a campaign's whole log, chain included",
+        description="Write every event of a campaign's log, its hash chain included, as NDJSON "
+        "or Parquet, to standard output or a file; `capes verify --file` checks it.")
     out.add_argument("campaign", type=campaign_arg, help="the campaign's id")
     out.add_argument("--format", choices=FORMATS, default="ndjson",
                      help="ndjson (one JSON object per line) or parquet (needs the parquet "
@@ -161,6 +167,9 @@ def register(commands: Any) -> None:
     out.add_argument("--output", "-o", type=Path, help="the file (default: standard output)")
     out.set_defaults(run=_export)
 
-    into = commands.add_parser("import", help="verify an export and store it as a new campaign")
+    into = commands.add_parser(
+        "import", help="verify an export and store it as a new campaign",
+        description="Verify an export (NDJSON or Parquet) and, only if it holds, store it as a "
+        "new campaign, printing its id and new tokens for its owner and seats.")
     into.add_argument("file", type=Path, help="an export (NDJSON or Parquet)")
     into.set_defaults(run=_import)

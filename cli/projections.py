@@ -363,8 +363,11 @@ def _seconds(text: str) -> float:
 
 def register(commands: Any) -> None:
     """Add the read models' subcommands to ``capes``."""
-    projections = commands.add_parser("projections", help="run, rebuild or check the read "
-                                      "models")
+    projections = commands.add_parser(
+        "projections", help="run, rebuild or check the read models",
+        description="The read models (board, ledgers, directory, analytics) kept from the "
+        "event log: follow it (run), rebuild them from the whole log (rebuild), or show "
+        "their positions (status).")
     actions = projections.add_subparsers(dest="action", required=True)
 
     def named(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -372,8 +375,12 @@ def register(commands: Any) -> None:
                             help="a read model (repeat for more; default: all)")
         return parser
 
-    run = named(actions.add_parser("run", help="keep the read models up to date (a separate "
-                                   "process; the servers run with CAPES_PROJECTIONS=external)"))
+    run = named(actions.add_parser(
+        "run", help="keep the read models up to date (a separate process; the servers run with "
+        "CAPES_PROJECTIONS=external)",
+        description="Follow the log and keep the read models up to date until SIGINT or "
+        "SIGTERM, for servers run with CAPES_PROJECTIONS=external. One runner of a store runs "
+        "at a time: another one running, this one stands by and takes over when it stops."))
     run.add_argument("--linger", type=_seconds, default=None,
                      help="seconds to wait, once woken by the store, for more events to take "
                      f"in the same batch (default {LINGER:g} with CAPES_READ_MODELS_WAKE, else "
@@ -389,22 +396,31 @@ def register(commands: Any) -> None:
                      help="idle: use only the CPU other processes leave (Linux SCHED_IDLE, "
                      "else nice 19), as `capes serve` runs them (default %(default)s)")
     run.set_defaults(run=_run)
-    rebuild = named(actions.add_parser("rebuild", help="rebuild read models from the whole "
-                                       "event history"))
+    rebuild = named(actions.add_parser(
+        "rebuild", help="rebuild read models from the whole event history",
+        description="Empty the read models and replay the whole event log into them, showing "
+        "the progress."))
     rebuild.add_argument("--quiet", action="store_true", help="no progress bar")
     rebuild.set_defaults(run=_rebuild)
-    named(actions.add_parser("status", help="the read models' positions and layouts")
-          ).set_defaults(run=_status)
+    named(actions.add_parser(
+        "status", help="the read models' positions and layouts",
+        description="Print each read model's position against the store's last event, its "
+        "layout, and which process runs them.")).set_defaults(run=_status)
 
-    analytics = commands.add_parser("analytics", help="print a campaign's analytics (or all "
-                                    "campaigns')")
+    analytics = commands.add_parser(
+        "analytics", help="print a campaign's analytics (or all campaigns')",
+        description="Print a campaign's figures (or every campaign's, with --all): dice, Story "
+        "Tokens, Debt, conflicts, abilities and pace, as tables or as JSON.")
     analytics.add_argument("campaign", type=campaign_arg, nargs="?",
                            help="the campaign's id (or --all)")
     analytics.add_argument("--all", action="store_true", help="across every campaign")
     analytics.add_argument("--json", action="store_true", help="the figures as JSON")
     analytics.set_defaults(run=_analytics)
 
-    campaigns = commands.add_parser("campaigns", help="list and search campaigns")
+    campaigns = commands.add_parser(
+        "campaigns", help="list and search campaigns",
+        description="List the store's campaigns, newest activity first, or those whose name or "
+        "a player's name contains SEARCH.")
     campaigns.add_argument("search", nargs="?", default="",
                            help="part of a campaign's or a player's name")
     which = campaigns.add_mutually_exclusive_group()

@@ -136,40 +136,51 @@ def _record_command(build: Any) -> Any:
 def register(commands: Any) -> None:
     """Add the record's subcommands to ``capes``."""
 
-    def with_campaign(name: str, help: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = commands.add_parser(name, help=help)
+    def with_campaign(name: str, help: str, description: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = commands.add_parser(name, help=help,
+                                                              description=description)
         parser.add_argument("campaign", type=campaign_arg, help="the campaign's id")
         return parser
 
-    log = with_campaign("log", "print a campaign's event log")
+    log = with_campaign("log", "print a campaign's event log",
+                        "Print a campaign's event log, one event a line: its version, time, "
+                        "seat, the event and what was said; reverted events are marked.")
     log.add_argument("--after", type=int, default=0,
                      help="start after this position (default %(default)s: from the first)")
     log.add_argument("--limit", type=int, default=1000,
                      help="at most this many events (default %(default)s)")
     log.set_defaults(run=_log)
 
-    state = with_campaign("state", "print the board and ledgers, now or in the past")
+    state = with_campaign("state", "print the board and ledgers, now or in the past",
+                          "Print a campaign's board and ledgers as they are now, or as they "
+                          "were after a version or at a time.")
     when = state.add_mutually_exclusive_group()
     when.add_argument("--version", type=int,
                       help="as it was after this many events (default: now)")
     when.add_argument("--at", type=zoned_time, help="an ISO time with its zone")
     state.set_defaults(run=_state)
 
-    changes = with_campaign("diff", "what changed between two versions")
+    changes = with_campaign("diff", "what changed between two versions",
+                            "Print, as JSON, what changed in a campaign between two versions, "
+                            "per player and conflict.")
     changes.add_argument("source", type=int, metavar="FROM", help="the earlier version")
     changes.add_argument("to", type=int, nargs="?", metavar="TO",
                          help="the later version (default: now)")
     changes.set_defaults(run=_diff)
 
-    fork = with_campaign("fork", "start a new campaign from this one's game at a version")
+    fork = with_campaign("fork", "start a new campaign from this one's game at a version",
+                         "Start a new campaign from this one's game as it was at a version "
+                         "(default: now); the source is left as it is.")
     fork.add_argument("--version", type=int,
                       help="fork the game as it was after this many events (default: now)")
     fork.add_argument("--name", type=name_arg,
                       help="the fork's name (default: the campaign's, marked a fork)")
     fork.set_defaults(run=_fork)
 
-    def acting(name: str, help: str, build: Any, seat: bool = True) -> argparse.ArgumentParser:
-        parser = with_campaign(name, help)
+    def acting(name: str, help: str, description: str, build: Any,
+               seat: bool = True) -> argparse.ArgumentParser:
+        parser = with_campaign(name, help, description + " Run on the store directly: no "
+                               "token is asked for.")
         if seat:
             parser.add_argument("--seat", type=int, required=True, help="the acting seat")
         parser.add_argument("--narration", default="",
@@ -177,18 +188,26 @@ def register(commands: Any) -> None:
         parser.set_defaults(run=_record_command(build))
         return parser
 
-    acting("undo", "take back a seat's last command", lambda a: Undo(seat=a.seat))
+    acting("undo", "take back a seat's last command",
+           "Take back the acting seat's last command, as the table allows.",
+           lambda a: Undo(seat=a.seat))
     dispute = acting("dispute", "dispute a move of the current scene",
+                     "Open a dispute of a move of the current scene, naming an event of it "
+                     "and why; the table then votes on it.",
                      lambda a: OpenDispute(seat=a.seat, position=a.event, reason=a.reason))
     dispute.add_argument("--event", type=int, required=True,
                          help="the position of an event of the disputed move")
     dispute.add_argument("--reason", required=True, help="why the move is disputed")
-    for name, help, build in (
-        ("vote", "vote on the open dispute", lambda a: Vote(seat=a.seat, uphold=a.uphold)),
+    for name, help, description, build in (
+        ("vote", "vote on the open dispute",
+         "Vote as a seat to uphold the open dispute (take the move back) or reject it.",
+         lambda a: Vote(seat=a.seat, uphold=a.uphold)),
         ("settle", "settle the open dispute as the owner",
+         "Settle the open dispute as the campaign's owner, where the table allows it: "
+         "uphold it (take the move back) or reject it.",
          lambda a: SettleDispute(uphold=a.uphold)),
     ):
-        parser = acting(name, help, build, seat=name == "vote")
+        parser = acting(name, help, description, build, seat=name == "vote")
         choice = parser.add_mutually_exclusive_group(required=True)
         choice.add_argument("--uphold", dest="uphold", action="store_true",
                             help="take the disputed move back")

@@ -57,6 +57,14 @@ def test_every_command_and_option_has_help_text() -> None:
     assert missing == []
 
 
+def test_every_subcommand_says_what_it_does_in_its_own_help() -> None:
+    """``capes verify --help`` (and export, import, analytics, campaigns, projections and its
+    actions, the record's commands) began at its usage: nothing said what the command does."""
+    undescribed = [name for name, parser in parsers(build_parser())
+                   if name != "capes" and not (parser.description or "").strip()]
+    assert undescribed == []
+
+
 def test_the_demos_editions_are_named_as_a_host_knows_them(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
