@@ -9,7 +9,7 @@
   (:mod:`projections.election`): another one running, it stands by and takes over when that
   one stops.
 - ``capes projections rebuild [--name N …]``: empty read models and replay the whole log into
-  them, with a progress bar.
+  them, with a progress bar (plain lines when the output is no terminal).
 - ``capes projections status``: each read model's position against the store's last event,
   and its layout (read models of another layout than this release's are rebuilt from the log
   by whoever runs them, when it starts: :meth:`projections.service.ReadModels.upgrade`), and
@@ -137,26 +137,49 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _rebuild(args: argparse.Namespace) -> int:
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+@contextmanager
+def _progress(description: str, total: int, *, quiet: bool) -> Iterator[Callable[[int], None]]:
+    """What a rebuild tells of its position, up to ``total``: a progress bar on a terminal; a
+    plain line at each tenth of the way into a pipe or a file, which the bar's frames garbled
+    (bar characters cut to the width, ellipses, escapes); nothing when ``quiet``."""
+    if quiet:
+        yield lambda at: None
+    elif not sys.stdout.isatty():
+        shown = 0
 
+        def line(at: int) -> None:
+            nonlocal shown
+            at = min(at, total)
+            tenth = at * 10 // total if total else 10
+            if tenth > shown:
+                shown = tenth
+                print(f"{description}: {at:,} of {total:,} events", flush=True)
+
+        yield line
+    else:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), TimeRemainingColumn())
+        with Progress(*columns) as bar:
+            task = bar.add_task(description, total=total or 1)
+            yield lambda at: bar.update(task, completed=min(at, total))
+            bar.update(task, completed=total or 1)
+
+
+def _rebuild(args: argparse.Namespace) -> int:
     with _read_models(_names(args)) as read_models:
         head = read_models.runner.head()
         names = ", ".join(read_models.models)
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), TimeRemainingColumn())
-        with Progress(*columns, disable=args.quiet) as bar:
-            task = bar.add_task(f"rebuilding {names}", total=head or 1)
-            position, seconds = read_models.rebuild(
-                progress=lambda at: bar.update(task, completed=min(at, head)))
-            bar.update(task, completed=head or 1)
+        with _progress(f"rebuilding {names}", head, quiet=args.quiet) as progress:
+            position, seconds = read_models.rebuild(progress=progress)
         rate = position / seconds if seconds else 0.0
         print(f"rebuilt {names} to position {position} in {seconds:.2f} s "
               f"({rate:,.0f} events/s)")

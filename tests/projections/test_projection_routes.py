@@ -321,6 +321,27 @@ def test_capes_projections_analytics_and_campaigns(tmp_path: Path, capsys: Any,
     assert "no campaign found" in capsys.readouterr().err
 
 
+def test_a_rebuild_into_a_pipe_or_file_prints_plain_lines_not_a_progress_bar(
+        tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Piped (``capes projections rebuild | tee rebuild.log``), the progress bar's last frame
+    was written as it is drawn on a terminal: bar characters cut to 80 columns with ellipses
+    ("157/… 0:0… 0:00:…"), and escape sequences wherever rich took the output for a terminal."""
+    db = tmp_path / "capes.sqlite"
+    monkeypatch.setenv("CAPES_DB", str(db))
+    campaigns = Campaigns(persistence_env({"CAPES_DB": str(db)}), dice=ScriptedDice(DEMO_DICE))
+    play_demo(campaigns, out=lambda _: None)
+    head = campaigns.recorder.max_notification_id()
+    campaigns.close()
+    capsys.readouterr()
+    assert main(["projections", "rebuild", "--name", "timeline"]) == 0  # stdout: no terminal
+    out = capsys.readouterr().out
+    assert out.isascii() and "\x1b" not in out, out
+    lines = out.splitlines()
+    assert lines[-1].startswith(f"rebuilt timeline to position {head} in ")
+    assert lines[:-1] and all(re.fullmatch(rf"rebuilding timeline: [\d,]+ of {head:,} events",
+                                           line) for line in lines[:-1]), out
+
+
 def test_capes_projections_run_follows_the_log_until_stopped(tmp_path: Path) -> None:
     db = tmp_path / "capes.sqlite"
     env: Mapping[str, str] = {**os.environ, "CAPES_DB": str(db)}
