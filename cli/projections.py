@@ -69,6 +69,14 @@ def _names(args: argparse.Namespace) -> list[str] | None:
     return names
 
 
+def positions_text(positions: dict[str, int]) -> str:
+    """The read models' positions for people: ``157`` when they are all there, else
+    ``board 157, timeline 98`` (it printed the dict: ``{'board': 157, 'timeline': 98}``)."""
+    if len(set(positions.values())) == 1:
+        return str(next(iter(positions.values())))
+    return ", ".join(f"{name} {position}" for name, position in positions.items())
+
+
 def _run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     running: list[ReadModels] = []  # once open: its runner is woken as well as stopped
@@ -111,7 +119,8 @@ def _run(args: argparse.Namespace) -> int:
         running.append(read_models)
         status = read_models.status()
         print(f"Following {describe_store()} for {', '.join(read_models.models)}: the store is "
-              f"at {status['head']}, the read models at {status['positions']}{how}",
+              f"at {status['head']}, the read models at "
+              f"{positions_text(status['positions'])}{how}",
               flush=True)
         listener = None
         if wake:
@@ -133,7 +142,7 @@ def _run(args: argparse.Namespace) -> int:
                     # for the socket goes too (rmdir: only if nothing else is in it).
                     with contextlib.suppress(OSError):
                         os.rmdir(os.path.dirname(wake))
-        print(f"stopped at {read_models.runner.positions()}")
+        print(f"stopped at {positions_text(read_models.runner.positions())}")
     return 0
 
 
@@ -456,4 +465,4 @@ def register(commands: Any) -> None:
     campaigns.set_defaults(run=_campaigns)
 
 
-__all__ = ["analytics_text", "register"]
+__all__ = ["analytics_text", "positions_text", "register"]

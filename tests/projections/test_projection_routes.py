@@ -27,6 +27,7 @@ from application.config import persistence_env
 from application.dice import ScriptedDice, SeededDice
 from cli.demo import DEMO_DICE, play_demo
 from cli.main import main
+from cli.projections import positions_text
 from domain.capes import commands as c
 from domain.capes.views import board
 from projections.board import BoardModel
@@ -363,7 +364,14 @@ def test_capes_projections_run_follows_the_log_until_stopped(tmp_path: Path) -> 
         watcher.close()
         campaigns.close()
     assert runner.returncode == 0, out
-    assert "Following" in out and "stopped at" in out
+    # Its positions read as its start line's do, not as a Python dict ({'board': 157, …}).
+    assert re.search(rf"the store is at {head}, the read models at 0$", out, re.M), out
+    assert re.search(rf"^stopped at {head + 1}$", out, re.M), out
+
+
+def test_the_read_models_positions_read_as_one_number_or_one_per_model() -> None:
+    assert positions_text({"board": 157, "timeline": 157}) == "157"
+    assert positions_text({"board": 157, "timeline": 98}) == "board 157, timeline 98"
 
 
 def test_a_rebuild_gets_past_an_event_it_cannot_apply_and_names_it(
