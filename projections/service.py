@@ -111,8 +111,9 @@ class ReadModels:
 
     def upgrade(self) -> list[str]:
         """Reset each read model whose tables were built with another layout than its code's
-        (:attr:`ReadModel.layout`): the runner then rebuilds it from the log, as a rebuild
-        does. The read models it reset (logged, with why).
+        (:attr:`ReadModel.layout`), or that is past the store's last event (the store was
+        restored from a backup): the runner then rebuilds it from the log, as a rebuild does.
+        The read models it reset (logged, with why).
 
         Several processes may open the read models at once (the workers of ``internal`` mode,
         a server and ``capes projections run``): under the lock their tables are created with
@@ -123,14 +124,24 @@ class ReadModels:
             stale = [name for name, model in self.models.items()
                      if stored[name] != model.layout]
             built = self.runner.refresh()
-            if stale:
-                self.runner.reset(stale)
+            # Read after the positions: they never pass the store's last event, unless the
+            # store was replaced under them (a backup restored beside the read models' file of
+            # the later log). Such read models list what the store no longer has, and would
+            # pass over the events it takes next, as if applied already.
+            head = self.runner.head()
+            ahead = [name for name in self.models if name not in stale and built[name] > head]
+            if stale or ahead:
+                self.runner.reset(stale + ahead)
         for name in stale:
             if built[name]:  # (empty tables, as in a new store, are only marked)
                 log.warning("read model %s: rebuilding it from the log (its tables were built "
                             "with layout %s, this release writes layout %s)", name,
                             stored[name], self.models[name].layout)
-        return stale
+        for name in ahead:
+            log.warning("read model %s: rebuilding it from the log (it is at position %s, past "
+                        "the store's last event, %s: the store was restored from a backup or "
+                        "replaced)", name, built[name], head)
+        return stale + ahead
 
     def model(self, kind: type[M]) -> M:
         found = self.models[kind.name]

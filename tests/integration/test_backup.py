@@ -94,3 +94,35 @@ def test_the_backup_is_one_sqlite_file_with_the_tokens_tables_too(
         copied = {name for (name,) in db.execute("SELECT name FROM sqlite_master "
                                                  "WHERE type = 'table'")}
     assert copied == tables
+
+
+def test_a_restored_backup_beside_the_read_models_of_a_later_log_is_listed_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any,
+) -> None:
+    """Restored as the README says (the backup put in the store's place), the read models'
+    file of the log it replaced stayed: at a position past the restored log's last event, they
+    listed a campaign the store no longer had and passed over the events it took next (a
+    campaign made after the restore was never listed)."""
+    store = tmp_path / "capes.sqlite"
+    monkeypatch.setenv("CAPES_DB", str(store))
+    app = open_campaigns({"CAPES_DB": str(store)})
+    try:
+        kept = app.create(c.CreateCampaign(name="Kept")).campaign_id
+        assert main(["backup", str(tmp_path / "copy.sqlite")]) == 0
+        lost = app.create(c.CreateCampaign(name="Lost after the backup")).campaign_id
+        for name in ("Ana", "Ben", "Cleo"):
+            app.execute(lost, c.SeatPlayer(name=name))
+    finally:
+        app.close()
+    assert main(["campaigns"]) == 0  # the read models catch up with the later log
+    capsys.readouterr()
+
+    (tmp_path / "copy.sqlite").replace(store)  # the server stopped: restored
+    app = open_campaigns({"CAPES_DB": str(store)})
+    try:
+        made = app.create(c.CreateCampaign(name="Made after the restore")).campaign_id
+    finally:
+        app.close()
+    assert main(["campaigns"]) == 0
+    listed = capsys.readouterr().out
+    assert str(kept) in listed and str(made) in listed and str(lost) not in listed, listed
