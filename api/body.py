@@ -21,6 +21,8 @@ from litestar import Request
 from litestar.exceptions import ValidationException
 from litestar.types import Empty
 
+from domain.text import in_words
+
 #: Where msgspec says the error is; a dict's key (a Drive's name) is "at `key` in `$.…`",
 #: named by its dict.
 _AT = re.compile(r" - at (?:`key` in )?`\$\.?([^`]*)`$")
@@ -48,7 +50,7 @@ def malformed(error: Exception, body: bytes = b"") -> ValidationException:
         message, key = ("a string holds a lone UTF-16 surrogate (a \\uD800-\\uDBFF escape "
                         "without the \\uDC00-\\uDFFF escape that completes it)"), ""
     else:
-        message = str(error)
+        message = in_words(str(error))
         found = _AT.search(message)
         key = found.group(1) if found else ""
         message = _AT.sub("", message)

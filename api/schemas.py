@@ -12,8 +12,8 @@ import msgspec
 from application.records import Recorded
 from domain.editions import EDITIONS, PLAYS
 from domain.record import RECORD_EVENT_TYPES, Record, TableOptions, is_reverted
-from domain.record.commands import AddSeed, Undo, Vote, WithdrawDispute
-from domain.text import MAX_INT, Name, prose
+from domain.record.commands import AddSeed, Reason, Undo, Vote, WithdrawDispute
+from domain.text import MAX_INT, Name, Narration
 
 
 class DisputeMove(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="open_dispute",
@@ -22,7 +22,7 @@ class DisputeMove(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", t
 
     seat: Annotated[int, msgspec.Meta(ge=0, le=64)] = 0
     position: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)]
-    reason: Annotated[str, prose(1, 1000)]
+    reason: Reason
 
 
 #: The record's commands a seat sends like game commands (R-REC-1..4, R-FAIR-2).
@@ -40,10 +40,6 @@ EVENT_TYPES = tuple(t for edition in EDITIONS.values() for t in edition.event_ty
 AnyEvent = Union[EVENT_TYPES + RECORD_EVENT_TYPES]  # type: ignore[valid-type]  # noqa: UP007
 #: The editions a campaign can be opened with.
 EditionName = Literal["capes", "capees"]
-
-#: Names and narration hold no control characters (domain.text): refused with 400.
-Narration = Annotated[str, prose(0, 2000)]
-
 
 class Body(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Base of request bodies: unknown fields are refused (HTTP 400)."""

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 import msgspec
 
-from domain.text import NAME_LENGTH, Name
+from domain.record.commands import REASON_LENGTH, Reason
+from domain.text import NAME_LENGTH, NARRATION_LENGTH, Name, Narration
 
 
 def campaign_arg(text: str) -> UUID:
@@ -32,12 +34,35 @@ def zoned_time(text: str) -> datetime:
     return at
 
 
+def _as_the_api_takes(text: str, kind: Any, rule: str) -> str:
+    """``text`` if the API would take it as ``kind`` (a type of :mod:`domain.text`), else a
+    usage error saying ``rule``: what the console stores is what the API would."""
+    try:
+        taken: str = msgspec.convert(text, kind)
+    except msgspec.ValidationError:
+        raise argparse.ArgumentTypeError(f"{rule}: {text!r}") from None
+    return taken
+
+
 def name_arg(text: str) -> str:
     """A name as the API takes one (:data:`domain.text.Name`); anything else is a usage error
     naming the option, where it was a name the API would refuse stored from the console."""
-    try:
-        return msgspec.convert(text, Name)
-    except msgspec.ValidationError:
-        raise argparse.ArgumentTypeError(
-            f"a name has 1 to {NAME_LENGTH} characters and no control character (a tab, a "
-            f"line break): {text!r}") from None
+    return _as_the_api_takes(
+        text, Name, f"a name has 1 to {NAME_LENGTH} characters, not blanks alone (R-X-SRV-1), "
+        "and no control character (a tab, a line break)")
+
+
+def narration_arg(text: str) -> str:
+    """Narration as the API takes it (:data:`domain.text.Narration`): empty is none; blanks
+    alone or a control character are a usage error naming the option (R-X-SRV-1)."""
+    return _as_the_api_takes(
+        text, Narration, f"narration has at most {NARRATION_LENGTH} characters, not blanks "
+        "alone (R-X-SRV-1; leave it out for none), and no control character but tabs and line "
+        "breaks")
+
+
+def reason_arg(text: str) -> str:
+    """A dispute's reason as the API takes it (:data:`domain.record.commands.Reason`)."""
+    return _as_the_api_takes(
+        text, Reason, f"a reason has 1 to {REASON_LENGTH} characters, not blanks alone "
+        "(R-X-SRV-1), and no control character but tabs and line breaks")

@@ -23,7 +23,7 @@ import msgspec
 from application.campaigns import Campaigns, open_campaigns
 from application.credentials import Keyring
 from application.integrity import Integrity
-from cli.arguments import campaign_arg, name_arg, zoned_time
+from cli.arguments import campaign_arg, name_arg, narration_arg, reason_arg, zoned_time
 from domain.editions import play_of
 from domain.errors import DomainError
 from domain.record import is_reverted
@@ -183,7 +183,7 @@ def register(commands: Any) -> None:
                                "token is asked for.")
         if seat:
             parser.add_argument("--seat", type=int, required=True, help="the acting seat")
-        parser.add_argument("--narration", default="",
+        parser.add_argument("--narration", default="", type=narration_arg,
                             help="what is said at the table, kept in the log")
         parser.set_defaults(run=_record_command(build))
         return parser
@@ -197,7 +197,8 @@ def register(commands: Any) -> None:
                      lambda a: OpenDispute(seat=a.seat, position=a.event, reason=a.reason))
     dispute.add_argument("--event", type=int, required=True,
                          help="the position of an event of the disputed move")
-    dispute.add_argument("--reason", required=True, help="why the move is disputed")
+    dispute.add_argument("--reason", required=True, type=reason_arg,
+                         help="why the move is disputed")
     for name, help, description, build in (
         ("vote", "vote on the open dispute",
          "Vote as a seat to uphold the open dispute (take the move back) or reject it.",

@@ -435,12 +435,30 @@ def test_a_time_with_its_zone_is_taken_as_given() -> None:
         assert args.at.astimezone(UTC) == datetime(2026, 11, 29, 13, 30, tzinfo=UTC)
 
 
-@pytest.mark.parametrize("name", ["", "a\ttab", "x" * (NAME_LENGTH + 1)])
+@pytest.mark.parametrize("name", ["", "a\ttab", "x" * (NAME_LENGTH + 1), "   ", "\u3000"])
 def test_a_fork_name_the_api_would_refuse_is_a_usage_error_naming_name(
     name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     err = usage_error(["fork", CAMPAIGN, "--name", name], capsys)
     assert "argument --name: a name has 1 to 80 characters" in err
+    assert "not blanks alone" in err  # R-X-SRV-1
+
+
+@pytest.mark.parametrize("narration", ["   ", " \n\t", "bell\u0007", "x" * 2001],
+                         ids=["spaces", "blank lines", "a bell", "2001 characters"])
+@pytest.mark.parametrize("command", [["undo", "--seat", "1"], ["settle", "--uphold"]])
+def test_a_narration_the_api_would_refuse_is_a_usage_error_naming_narration(
+    command: list[str], narration: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R-X-SRV-1: blanks alone (and control characters) were stored from the console as the
+    table's narration; left out, or empty, it is none."""
+    err = usage_error([command[0], CAMPAIGN, *command[1:], "--narration", narration], capsys)
+    assert "argument --narration: narration has at most 2000 characters" in err
+    err = usage_error(["dispute", CAMPAIGN, "--seat", "1", "--event", "2", "--reason",
+                       narration[:1001]], capsys)
+    assert "argument --reason: a reason has 1 to 1000 characters" in err
+    assert build_parser().parse_args(["undo", CAMPAIGN, "--seat", "1", "--narration", ""]
+                                     ).narration == ""
 
 
 def test_a_default_fork_name_is_cut_to_fit_a_name(memory_app: Campaigns) -> None:

@@ -12,7 +12,7 @@ from typing import Annotated, ClassVar, Literal
 
 import msgspec
 
-from ..text import Name
+from ..text import Name, NameRef
 from .model import AbilityType, Faction
 
 Seat = Annotated[int, msgspec.Meta(ge=1, le=64, description="A seat number (1 is the first)")]
@@ -160,7 +160,7 @@ class PassClaim(SeatCommand, frozen=True, kw_only=True):
 class RollOverdrawn(SeatCommand, frozen=True, kw_only=True):
     rolls: ClassVar[bool] = True
     character: Id
-    drive: Name | None = None
+    drive: NameRef | None = None
     #: (complication, die) when several of the character's dice share the highest value.
     die: tuple[Id, Id] | None = None
     value: DieValue = 0
@@ -174,18 +174,18 @@ class StartAction(SeatCommand, frozen=True, kw_only=True):
 class Stake(SeatCommand, frozen=True, kw_only=True):
     complication: Id
     amount: Count = 1
-    drive: Name | None = None
+    drive: NameRef | None = None
     #: C-STAKE-5: an absent opponent's Debt, staked by the Editor; left out: the actor.
     character: Id | None = None
 
 
 class RollAbility(SeatCommand, frozen=True, kw_only=True):
     rolls: ClassVar[bool] = True
-    ability: Name
+    ability: NameRef
     complication: Id
     die: Id
     #: The Drive that takes a super ability's Debt (C-ABIL-3); refused for a blocking one.
-    drive: Name | None = None
+    drive: NameRef | None = None
     value: DieValue = 0
     draw: RollCounter = 0
 
@@ -201,14 +201,14 @@ class TurnBack(SeatCommand, frozen=True, kw_only=True):
 class React(SeatCommand, frozen=True, kw_only=True):
     rolls: ClassVar[bool] = True
     character: Id
-    ability: Name
+    ability: NameRef
     #: The Drive that takes a super Trope's Debt (C-ABIL-3); refused for a blocking one.
-    drive: Name | None = None
+    drive: NameRef | None = None
     #: C-REACT-3: ``stake`` Debt staked just before the reaction roll, on ``stake_on`` (left
     #: out: the Complication of the die), from ``stake_drive``; both refused with no stake.
     stake_on: Id | None = None
     stake: Annotated[int, msgspec.Meta(ge=0, le=99)] = 0
-    stake_drive: Name | None = None
+    stake_drive: NameRef | None = None
     value: DieValue = 0
     draw: RollCounter = 0
 
@@ -225,7 +225,7 @@ class Split(SeatCommand, frozen=True, kw_only=True):
     move: Annotated[int, msgspec.Meta(ge=0, le=6)] = 0
     #: New Debt staked just before (C-SPLIT-4), from ``drive`` (refused with no stake).
     stake: Annotated[int, msgspec.Meta(ge=0, le=99)] = 0
-    drive: Name | None = None
+    drive: NameRef | None = None
 
 
 class EndAction(SeatCommand, frozen=True, kw_only=True):

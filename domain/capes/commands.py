@@ -18,7 +18,7 @@ from typing import Annotated, ClassVar, Literal
 
 import msgspec
 
-from ..text import MAX_INT, Name, Small, prose
+from ..text import MAX_INT, Name, NameRef, Small, prose
 from .model import Category, ConflictKind, DriveName
 
 Seat = Annotated[int, msgspec.Meta(ge=1, le=64, description="A seat number (1 is the first)")]
@@ -237,7 +237,7 @@ class RollDie(SeatCommand, frozen=True, kw_only=True):
     """Use an Ability to roll a die of a Conflict (R-ABIL-2)."""
 
     rolls: ClassVar[bool] = True
-    ability: Name
+    ability: NameRef
     conflict: Id
     die: Id
     #: The Drive that takes the Debt of a super ability (R-ABIL-1); refused for a mundane one.
@@ -249,7 +249,7 @@ class RollDie(SeatCommand, frozen=True, kw_only=True):
 class RaiseInspiration(SeatCommand, frozen=True, kw_only=True):
     """Use an Ability to raise one of your Inspirations by 1 (R-ABIL-2)."""
 
-    ability: Name
+    ability: NameRef
     inspiration: Id
     drive: DriveName | None = None
 
@@ -265,7 +265,7 @@ class RejectRoll(SeatCommand, frozen=True, kw_only=True):
 class React(SeatCommand, frozen=True, kw_only=True):
     rolls: ClassVar[bool] = True
     character: Id
-    ability: Name
+    ability: NameRef
     drive: DriveName | None = None
     value: DieValue = 0
     draw: RollCounter = 0

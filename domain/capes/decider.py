@@ -14,6 +14,7 @@ from functools import singledispatch
 import msgspec
 
 from ..errors import InvalidReference, Malformed
+from ..text import in_words
 from .commands import Command
 from .events import Event
 from .model import CampaignState
@@ -79,7 +80,7 @@ def checked(command: Command) -> Command:
     try:
         msgspec.convert(msgspec.to_builtins(command), type(command))
     except msgspec.ValidationError as e:
-        raise Malformed(f"{type(command).__name__}: {e}") from None
+        raise Malformed(f"{type(command).__name__}: {in_words(str(e))}") from None
     return command
 
 

@@ -16,6 +16,11 @@ from .model import TableOptions
 
 _EPOCH = datetime.fromisoformat("1970-01-01T00:00:00+00:00")
 
+#: The most characters a dispute's reason may have.
+REASON_LENGTH = 1000
+#: Why a move is disputed (R-REC-2): never blanks alone (R-X-SRV-1).
+Reason = Annotated[str, prose(1, REASON_LENGTH)]
+
 
 class RecordCommand(
     msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True,
@@ -35,7 +40,7 @@ class OpenDispute(RecordCommand, frozen=True, kw_only=True, tag="open_dispute"):
     """Dispute an event of the current scene (R-REC-2)."""
 
     position: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)]
-    reason: Annotated[str, prose(1, 1000)]
+    reason: Reason
     actor: int | None = None
     #: Whether the disputed move is the game's: its first event is not one of the record's
     #: own (any of its events may be named, the record's that follow it included).

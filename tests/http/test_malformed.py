@@ -255,3 +255,51 @@ def test_every_integer_of_the_api_is_bounded_to_what_the_stores_hold(
         if name in request_types or "Command" in name or name.endswith("Options"):
             walk(component, name)
     assert not unbounded, unbounded
+
+
+#: Text of blanks alone: spaces, a tab and line breaks, no-break and ideographic spaces.
+BLANKS = [" ", "   ", "\u00a0", "\u3000 \u2003", "\ufeff"]
+
+
+@pytest.mark.parametrize("blank", BLANKS)
+def test_a_name_of_blanks_alone_is_a_400_naming_the_field(
+    client: TestClient[Any], blank: str
+) -> None:
+    """R-X-SRV-1: a character named "   " was taken, and shown as nothing at all."""
+    said = refused(client.post("/campaigns", json={"name": blank}), "name")["detail"]
+    assert "not blanks alone" in said and "regex" not in said, said  # in words
+    table = open_campaign(client, players=["Ana"])
+    refused(client.post(table.url("/seats"), json={"name": blank}), "name")
+    refused(send(table, {"type": "create_character", "name": blank,
+                        "build": {"method": "freeform", "abilities": []}}), "command.name")
+    refused(send(table, {"type": "create_conflict", "text": "The docks",
+                         "sides": ["For", blank]}), "command.sides[1]")
+    refused(client.post(table.url("/forks"), json={"name": blank}, headers=table.as_seat(1)),
+            "name")
+    capees = open_campaign(client, players=["Ana"], edition="capees")
+    refused(send(capees, {"type": "capees.add_complication", "name": blank}), "command.name")
+    refused(send(capees, {"type": "capees.create_character", "name": "Silverstar",
+                          "drives": {blank: 2}}), "command.drives")
+    assert table.version() == 3 and capees.version() == 3
+
+
+@pytest.mark.parametrize("blank", [*BLANKS, "\t", " \r\n\t "])
+def test_narration_and_prose_of_blanks_alone_are_a_400_naming_the_field(
+    table: Table, blank: str
+) -> None:
+    """R-X-SRV-1: narration of spaces was recorded as if something had been said; none is
+    sent as none (left out, or empty)."""
+    version = table.version()
+    said = refused(send(table, {"type": "pass_framing"}, narration=blank), "narration")["detail"]
+    assert "not blanks alone" in said and "regex" not in said, said
+    refused(send(table, {"type": "frame_scene", "text": blank}), "command.text")
+    refused(send(table, {"type": "open_dispute", "position": 2, "reason": blank}),
+            "command.reason")
+    assert table.version() == version
+
+
+def test_an_empty_narration_is_none_and_is_taken(table: Table) -> None:
+    """R-X-SRV-1: empty narration is the narration a command without any has."""
+    response = send(table, {"type": "frame_scene", "text": ""}, narration="")
+    assert response.status_code == 200, response.text
+    assert response.json()["events"][0]["narration"] == ""

@@ -31,6 +31,7 @@ from application.campaigns import Campaigns
 from application.config import persistence_env
 from application.dice import SeededDice
 from domain.capes import commands as c
+from domain.text import LINE_PATTERN, PROSE_PATTERN, REFERENCE_PATTERN
 
 PROBLEM = "application/problem+json"
 
@@ -128,6 +129,39 @@ def test_every_bound_the_server_enforces_on_a_command_field_is_in_the_schema(
                         command_type.__name__, field.name, keyword)
                     checked += 1
     assert checked > 50
+
+
+#: Names and prose to read with the patterns: taken, blanks alone, control characters.
+TEXTS = ["Ana", " Ana ", "", " ", "   ", "\u00a0", "\u3000\u2003", "\ufeff", "\u200b", "\t",
+         " \r\n\t ", "a\tb", "First,\n\tthen.", "bell\u0007", "c1\u0085", "\u2028"]
+
+
+def test_the_schema_states_the_text_patterns_and_javascript_reads_them_as_python_does(
+    openapi: JSON,
+) -> None:
+    """R-X-SRV-1: a client that checks a name or a narration by the schema's pattern (a
+    browser, a JSON Schema validator: ECMA-262 regular expressions) refuses exactly what the
+    server (Python's ``re``, through msgspec) refuses."""
+    import json
+    import shutil
+    import subprocess
+
+    schemas = openapi["components"]["schemas"]
+    assert schemas["NewCampaign"]["properties"]["name"]["pattern"] == LINE_PATTERN
+    assert schemas["CommandRequest"]["properties"]["narration"]["pattern"] == PROSE_PATTERN
+    assert component(openapi, c.RollDie)["properties"]["ability"]["pattern"] == REFERENCE_PATTERN
+    patterns = [LINE_PATTERN, REFERENCE_PATTERN, PROSE_PATTERN]
+    python = [[bool(re.search(p, text)) for text in TEXTS] for p in patterns]
+    assert python[0][:2] == [True, True] and not any(python[0][2:8]), "blanks alone"
+    assert python[2][2] and not any(python[2][3:8]), "prose: empty is none, blanks are not"
+    if shutil.which("node") is None:
+        pytest.skip("no node to read the patterns as JavaScript does")
+    script = ("const [patterns, texts] = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "console.log(JSON.stringify(['', 'u'].map(flags => patterns.map(p => "
+              "texts.map(t => new RegExp(p, flags).test(t))))));")
+    ran = subprocess.run(["node", "-e", script], input=json.dumps([patterns, TEXTS]),
+                         capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(ran.stdout) == [python, python]
 
 
 def test_request_bodies_that_refuse_unknown_fields_say_so(openapi: JSON) -> None:
