@@ -129,9 +129,12 @@
     }
   }
 
-  /* A command with the narration written for it (then cleared): the answer, or null. */
+  /* A command with the narration written for it (then cleared): the answer, or null. A box
+     left with blanks alone (a stray space, a line break) is sent as none, as an empty one is:
+     the server refuses blanks alone (R-X-SRV-1), and every move was refused for them. */
   async function postCommand(command) {
-    const applied = await post("/commands", { command, narration: $("narration").value });
+    const said = $("narration").value;
+    const applied = await post("/commands", { command, narration: said.trim() ? said : "" });
     if (applied) $("narration").value = "";
     return applied;
   }

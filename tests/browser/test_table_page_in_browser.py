@@ -274,6 +274,26 @@ def move_done(page: Any, button: Any) -> None:
         arg=before, timeout=5000)
 
 
+def test_a_narration_box_left_with_blanks_alone_sends_the_move_with_none(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """R-X-SRV-1 refuses narration of blanks alone: a space or a line break left in the
+    narration box then made every move a 400 ("narration: … not blanks alone"). The page
+    sends it as none, as an empty box is."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    ana = open_page(table, table.tokens[1])
+    before = table.version()
+    ana.fill("#narration", " \n\t ")
+    ana.locator("form[data-move=frame_scene] [name=text]").fill("The harbor at midnight")
+    ana.get_by_role("button", name="Frame the scene").click()
+    ana.wait_for_function("() => !document.body.dataset.busy")
+    expect(ana.locator("#move-error")).to_have_text("")
+    see([ana], before + 1)
+    assert table.query("events")["events"][-1]["narration"] == ""
+    assert ana.input_value("#narration") == ""
+    assert not ana.errors, ana.errors
+
+
 def test_a_move_made_while_the_live_stream_is_down_shows_and_the_buttons_work_again(
     http: httpx.Client, open_page: Opener
 ) -> None:
