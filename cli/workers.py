@@ -37,13 +37,31 @@ class Workers(Multiprocess):
         super().__init__(config, sockets)
         self.stop_wait = stop_wait
 
+    # Every worker starts deaf to Ctrl-C (application/children.py): this supervisor stops them
+    # (SIGTERM). uvicorn starts them in four places: at its start, one that died again, one
+    # more on SIGTTIN, and each again on SIGHUP (those three loaded hearing Ctrl-C, and a
+    # Ctrl-C then printed a traceback of what they imported).
+
     def init_processes(self) -> None:
-        # Deaf to Ctrl-C (application/children.py): this supervisor stops them (SIGTERM).
         # multiprocessing's resource tracker, started with the first of them, unblocks SIGINT
         # in this thread as it starts (the second worker was not deaf): it is started first.
         resource_tracker.ensure_running()
         with deaf_to_ctrl_c():
             super().init_processes()
+
+    def keep_subprocess_alive(self) -> None:
+        with deaf_to_ctrl_c():
+            super().keep_subprocess_alive()
+
+    def handle_ttin(self) -> None:
+        with deaf_to_ctrl_c():
+            super().handle_ttin()
+
+    def restart_all(self) -> None:
+        # A Ctrl-C meanwhile is not lost: blocked in this thread only, it is held for it, or
+        # taken by another; the supervisor's handler only queues it.
+        with deaf_to_ctrl_c():
+            super().restart_all()
 
     def join_all(self) -> None:
         deadline = time.monotonic() + self.stop_wait

@@ -78,3 +78,46 @@ def test_workers_start_deaf_to_ctrl_c_and_the_supervisor_does_not(tmp_path: Path
                           text=True, timeout=60, start_new_session=True)
     # (Once a worker serves, uvicorn's handlers take Ctrl-C: its event loop unblocks it.)
     assert done.stdout.splitlines() == ["True", "True", "False"], done.stderr
+
+
+#: One worker of tests/http/stuck_app.py, then every way uvicorn starts another: one that died
+#: replaced, one more on SIGTTIN, each replaced on SIGHUP (the new one never ready: killed).
+REPLACED = """
+import os, signal, sys, time, uvicorn
+from pathlib import Path
+from cli.workers import Workers
+marks = Path(sys.argv[1])
+workers = Workers(uvicorn.Config("stuck_app:app", workers=1, log_level="critical",
+                                 timeout_worker_healthcheck=int(sys.argv[2])), [], stop_wait=1)
+
+def started(process):
+    while not (marks / str(process.pid)).exists():
+        time.sleep(0.05)
+
+workers.init_processes()
+started(workers.processes[0])
+first = workers.processes[0]
+os.kill(first.pid, signal.SIGKILL)
+first.join()
+workers.keep_subprocess_alive()
+started(workers.processes[0])
+workers.handle_ttin()
+started(workers.processes[1])
+workers.restart_all()
+workers.terminate_all()
+workers.join_all()
+"""
+
+
+def test_workers_started_again_are_deaf_to_ctrl_c_as_the_first_ones(tmp_path: Path) -> None:
+    """uvicorn starts a worker again when one died, one more on SIGTTIN, and replaces them all
+    on SIGHUP: each of those loaded hearing Ctrl-C, and printed a traceback for it."""
+    env = os.environ | {"PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests' / 'http'}",
+                        "STUCK_APP_MARKS": str(tmp_path)}
+    # SIGHUP's replacement must reach its startup before the supervisor gives up on it.
+    subprocess.run([sys.executable, "-c", REPLACED, str(tmp_path), "20"], env=env, timeout=120,
+                   check=True, start_new_session=True)
+    marks = {mark.name: mark.read_text() for mark in tmp_path.iterdir()}
+    # The first, its replacement, the one more, and SIGHUP's replacement of the first.
+    assert len(marks) >= 4, marks
+    assert set(marks.values()) == {"deaf"}, marks
