@@ -51,6 +51,7 @@ Capes.editions.capes = (T) => {
     split_die: ["Split a die", [["conflict", "conflict", "Conflict"], ["die", "die", "Die"],
       ["into", "count", "Into how many dice", 2]]],
     schism: ["Schism", [["conflict", "conflict", "Conflict"], ["side", "side", "Side it leaves"],
+      ["split_uncontrolled", "split-free", "Split its uncontrolled die first"],
       ["dice", "dice", "Dice it takes"], ["label", "text", "New side's name", "New side"]]],
     spend_inspiration: ["Spend an Inspiration", [["inspiration", "inspiration", "Inspiration"],
       ["conflict", "conflict", "Conflict"], ["die", "die", "Die"]]],
@@ -75,6 +76,7 @@ Capes.editions.capes = (T) => {
     const b = S.board;
     const conflictId = form && form.elements.conflict ? form.elements.conflict.value : null;
     const c = conflictId ? conflictOf(conflictId) : (b.conflicts || [])[0];
+    const side = c && form && form.elements.side ? c.sides[Number(form.elements.side.value)] : null;
     switch (kind) {
       case "conflict":
         return b.conflicts.map((x) => [x.id, `#${x.id} ${x.text}`]);
@@ -87,9 +89,16 @@ Capes.editions.capes = (T) => {
       case "dice": {
         // A Schism's dice, by what the board shows of them: their ids were asked for, typed
         // in, and the board shows none (R-SCHISM-1).
-        const side = c && form && form.elements.side ? c.sides[Number(form.elements.side.value)] : null;
         return side ? side.dice.map((d) => [d.id, `die ${d.id}: ${d.value}` +
           (d.controller ? `, controlled by ${charName(d.controller)}` : ", uncontrolled")]) : [];
+      }
+      case "split-free": {
+        // R-SCHISM-1: the side's uncontrolled die may be split first (n-1 Debt, R-SPLIT-1)
+        // and left behind; the form could not ask for it. The Debt's Drive is asked for
+        // (a picker) when there is a choice.
+        const d = side && side.dice.find((x) => x.controller === null);
+        return d && d.value > 1 ? [["", "no"], ...Array.from({ length: d.value - 1 },
+          (_, i) => [i + 2, `into ${i + 2} (${i + 1} Debt)`])] : [];
       }
       case "claimable": {
         // The sides this seat may claim (R-PAGE-4): every Conflict was offered, one created

@@ -292,3 +292,39 @@ def test_a_claim_offers_the_sides_the_player_may_claim(http: Any, open_page: Ope
     assert form.get_by_label("Side").locator("option").all_text_contents() == ["Stays"]
     click_and_see(ana, form.get_by_role("button", name="Claim a side"), table)
     assert table.query("board")["conflicts"][SHIP - 1]["sides"][1]["claimed_by"] == ANA
+
+
+def test_a_schism_that_first_splits_the_sides_uncontrolled_die_is_made_from_its_form(
+    http: Any, open_page: Opener
+) -> None:
+    """R-SCHISM-1: before a Schism a player may split an uncontrolled die and leave it behind.
+    Nightjar holds Debt on Justice and on Hope, so the Drive of the split's Debt is asked for
+    (R-STAKE-1). The form had no field for the split: no such Schism could be made."""
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
+    bens_roll_on_the_ship(table)
+    play(table, c.PassReaction(seat=BEN), c.PassReaction(seat=ANA), c.EndTurn(seat=BEN),
+         c.StartTurn(seat=ANA, character=NIGHTJAR),
+         c.RollDie(seat=ANA, ability="Sonic Cry", conflict=CRANE, die=1, drive="Justice"),
+         c.AcceptRoll(seat=ANA),
+         c.React(seat=ANA, character=NIGHTJAR, ability="Wing Glide", drive="Hope"),
+         c.AcceptRoll(seat=ANA, ally=0), c.PassReaction(seat=BEN))
+    ana = open_page(table, table.tokens[ANA])
+    form = ana.locator("form[data-move=schism]")
+    form.get_by_label("Conflict").select_option(label="#1 The crane falls")
+    split = form.get_by_label("Split its uncontrolled die first")
+    assert split.locator("option").all_text_contents() == [
+        "no", "into 2 (1 Debt)", "into 3 (2 Debt)"]
+    split.select_option(label="into 2 (1 Debt)")
+    form.get_by_label("New side's name").fill("Twists")
+    sent = commands_sent(ana)
+    form.get_by_role("button", name="Schism").click()
+    picker = ana.get_by_role("dialog")
+    picker.wait_for()
+    assert '"split_uncontrolled":2' in sent[0], sent
+    click_and_see(ana, picker.get_by_role("button", name="Hope"), table)
+    crane = table.query("board")["conflicts"][CRANE - 1]
+    assert [(s["label"], [(d["id"], d["value"]) for d in s["dice"]])
+            for s in crane["sides"]] == [
+        ("Falls", [(1, 2)]), ("Holds", [(2, 1)]), ("Twists", [(3, 1)])]
+    nightjar = table.query("ledgers")[ANA - 1]["characters"][0]
+    assert nightjar["staked"] == [{"conflict": CRANE, "die": 3, "drive": "Hope", "amount": 1}]
