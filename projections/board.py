@@ -49,7 +49,8 @@ class BoardModel(DocumentModel):
     name = NAME
     views = (BoardSQLite, BoardPostgres)
     #: 2: a CAPEES! board carries each seat's legal ``options`` (older documents lack them).
-    layout = 2
+    #: 3: a Capes board carries ``free_claims_used`` (R-PAGE-3).
+    layout = 3
 
     def render(self, campaign: Campaign) -> bytes | None:
         return _encode(board_of(campaign.edition, campaign.state, campaign.record))

@@ -161,10 +161,11 @@ Capes.editions.capes = (T) => {
 
 
   /* A move's name where it costs a Story Token now, which the page never said: a turn in the
-     bought round (R-PAGE-6), a further character in the scene (R-SCENE-2). A Conflict added
-     while claiming says so in its form (Paid with). */
+     bought round (R-PAGE-6), a further character in the scene (R-SCENE-2), a further Claim of
+     the page (R-PAGE-3). A Conflict added while claiming says so in its form (Paid with). */
   function label(type, seat, b) {
     if (type === "start_turn" && b.round === "bought") return "Buy a turn (1 Story Token)";
+    if (type === "claim" && (b.free_claims_used || []).includes(seat)) return "Claim a side (1 Story Token)";
     if (type === "choose_character" && Object.values(b.cast).includes(seat)) {
       return "Choose another character (1 Story Token)";
     }

@@ -112,6 +112,9 @@ class Board(View, frozen=True, kw_only=True):
     #: In the claiming phase, seat -> the sides it may claim now, as (conflict, side)
     #: (R-PAGE-4, R-X-CLAIM-1): not a Conflict created this page, nor a side claimed already.
     claimable: dict[int, tuple[tuple[int, int], ...]] = {}
+    #: The seats that have made this page's free Claim (R-PAGE-3): a further ``claim`` costs
+    #: them a Story Token, which the table page shows. Defaults to none (older boards).
+    free_claims_used: tuple[int, ...] = ()
 
 
 class DriveView(View, frozen=True, kw_only=True):
@@ -250,6 +253,7 @@ def board(state: CampaignState) -> Board:
         }
         if page and page.phase == "claiming"
         else {},
+        free_claims_used=tuple(sorted(page.free_claims_used)) if page else (),
     )
 
 

@@ -276,6 +276,24 @@ def test_a_move_that_costs_a_story_token_says_so(http: Any, open_page: Opener) -
         ben.text_content("#status")
 
 
+def test_a_further_claim_of_the_page_says_it_costs_a_story_token(
+    http: Any, open_page: Opener
+) -> None:
+    table = open_campaign(http, starting_tokens=1, players=("Ana", "Ben", "Cleo"))
+    a_page_with_two_conflicts(table)
+    play(table, c.PassTurn(seat=ANA), c.PassTurn(seat=BEN))  # no turn bought: page 2
+    # R-PAGE-3: Ben's first Claim of the page is free, a further one costs a Story Token.
+    ben = open_page(table, table.tokens[BEN])
+    form = ben.locator("form[data-move=claim]")
+    assert form.get_by_role("button").text_content() == "Claim a side"
+    play(table, c.Claim(seat=BEN, conflict=SHIP, side=0))
+    ben.wait_for_function("v => +document.body.dataset.version >= v", arg=table.version())
+    assert form.get_by_role("button").text_content() == "Claim a side (1 Story Token)"
+    ana = open_page(table, table.tokens[ANA])
+    assert "create a conflict, claim a side (1 Story Token), pass (claiming))." in \
+        ana.text_content("#status")
+
+
 def test_a_claim_offers_the_sides_the_player_may_claim(http: Any, open_page: Opener) -> None:
     table = open_campaign(http, starting_tokens=1, players=("Ana", "Ben", "Cleo"))
     a_page_with_two_conflicts(table)

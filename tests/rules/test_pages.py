@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from play_helpers import (
     AURORA,
@@ -42,6 +43,7 @@ from domain.capes.events import (
     TurnStarted,
 )
 from domain.capes.model import CampaignState, OverdrawnDrive
+from domain.capes.views import Board, board
 from domain.errors import InvalidReference, NotPermitted
 
 
@@ -187,6 +189,21 @@ def test_the_first_claim_of_a_page_is_free_and_each_further_one_costs_a_token() 
     given(t.events).when(c.Claim(seat=1, conflict=2, side=1)).then(
         ClaimMade(seat=1, conflict=2, side=1, cost=1)
     )
+
+
+def test_the_board_names_the_seats_that_made_their_free_claim_of_the_page() -> None:
+    """R-PAGE-3: after seat 1's free Claim the board says so (a further one costs a Story
+    Token, which the table page shows); a board stored before it still decodes, with none."""
+    t = two_events(tokens=1)
+    play_on(t, until=claiming_on_page(2))
+    assert board(t.state).free_claims_used == ()
+    t(c.Claim(seat=1, conflict=1, side=0))
+    shown = board(t.state)
+    assert shown.free_claims_used == (1,)
+    older = msgspec.json.decode(msgspec.json.encode(shown))
+    del older["free_claims_used"]
+    decoded = msgspec.json.decode(msgspec.json.encode(older), type=Board)
+    assert decoded == msgspec.structs.replace(shown, free_claims_used=())
 
 
 def test_a_further_claim_without_a_story_token_is_refused() -> None:
