@@ -3,7 +3,7 @@
    forms. The generic table (table.js) calls it; it holds no rule either. */
 "use strict";
 Capes.editions.capes = (T) => {
-  const { S, $, el, redraw, postCommand, player, charName, human, myLedger, drivesTable, die, total, problemText } = T;
+  const { S, $, el, redraw, postCommand, player, charName, human, myLedger, drivesTable, die, total, problemText, anyOf } = T;
   const DRIVES = ["Justice", "Truth", "Love", "Hope", "Duty",
     "Obsession", "Pride", "Power", "Despair", "Fear"];
   const conflictOf = (id) => (S.board.conflicts || []).find((c) => c.id === Number(id));
@@ -119,7 +119,9 @@ Capes.editions.capes = (T) => {
           ["", "1 Story Token"]];
       }
       case "vetoable":
-        return b.vetoable.map((id) => [id, `#${id} ${(conflictOf(id) || {}).text || ""}`]);
+        // Those this seat may veto (R-CONF-3: a Goal, only the players of its characters).
+        return vetoers(b).filter(([, seats]) => seats.includes(S.me.seat))
+          .map(([id]) => [id, `#${id} ${(conflictOf(id) || {}).text || ""}`]);
       case "side":
         return c ? c.sides.map((s) => [s.index, s.label]) : [];
       case "die":
@@ -443,5 +445,14 @@ Capes.editions.capes = (T) => {
      deadlock): offered in "Your moves", never "your move" in the status. */
   const ASIDE = new Set(["veto", "declare_deadlock"]);
 
-  return { MOVES, ASIDE, options, strings, fill, choiceText, question, label, eventText, renderBoard, renderLedgers, renderCharacters, summary, say };
+  /* Each Conflict that may be vetoed now, with the seats that may veto it (R-CONF-3); on a
+     board stored before ``vetoers``, those the board offers a veto. */
+  const vetoers = (b) => b.vetoable.map((id) => [id, (b.vetoers || {})[id]
+    || Object.keys(b.waiting_for).map(Number).filter((s) => b.waiting_for[s].includes("veto"))]);
+
+  /* The status's words for an aside move: who may veto what. */
+  const aside = (type, seats, b) => type === "veto" && vetoers(b).map(([id, who]) =>
+    `${anyOf(who)} may veto #${id} “${(b.conflicts.find((c) => c.id === id) || {}).text}” before the next turn starts.`).join(" ");
+
+  return { MOVES, ASIDE, aside, options, strings, fill, choiceText, question, label, eventText, renderBoard, renderLedgers, renderCharacters, summary, say };
 };

@@ -47,6 +47,14 @@
   const human = (type) => type.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ")
     .replace(/^./, (c) => c.toUpperCase()).replace(/ [A-Z]/g, (c) => c.toLowerCase());
   const myLedger = () => S.ledgers.find((l) => l.seat === S.me.seat);
+  const lower = (text) => text.charAt(0).toLowerCase() + text.slice(1);
+  /* Seats as a sentence's subject: "You, Ana or Ben" (this page's seat first, as "you"). */
+  const anyOf = (seats) => {
+    const names = [...seats].sort((a, b) => (b === S.me.seat) - (a === S.me.seat))
+      .map((s) => (s === S.me.seat ? "you" : player(s)));
+    const text = names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}` : names[0];
+    return text.charAt(0).toUpperCase() + text.slice(1);
+  };
 
   /* Words for a screen reader, hidden from the eye (what the page shows around them says it). */
   const unseen = (text) => el("span", { class: "visually-hidden" }, text);
@@ -94,7 +102,7 @@
 
   /* The edition's part of the table (moves, board, ledgers, characters). */
   const E = Capes.editions[document.body.dataset.edition]({
-    S, $, el, redraw, call, send, postCommand, player, charName, human, myLedger, drivesTable, die, total, problemText,
+    S, $, el, redraw, call, send, postCommand, player, charName, human, myLedger, drivesTable, die, total, problemText, anyOf,
     fieldError, clearFieldErrors,
   });
   const MOVES = E.MOVES;
@@ -369,12 +377,19 @@
     const others = waits.filter(([seat]) => seat !== S.me.seat);
     if (others.length) {
       lines.push(el("p", { class: "turn" }, "Waiting for ",
-        others.map(([seat, moves]) => `${player(seat)} (${moves.map((m) => {
-          const name = moveName(m, seat, b);
-          return name.charAt(0).toLowerCase() + name.slice(1);
-        }).join(", ")})`).join("; "), "."));
+        others.map(([seat, moves]) => `${player(seat)} (${moves.filter((m) => !ASIDE.has(m))
+          .map((m) => lower(moveName(m, seat, b))).join(", ")})`).join("; "), "."));
     }
     if (!waits.length && !b.closed) lines.push(el("p", { class: "turn" }, "Nobody is waited on."));
+    // The moves any seat may make meanwhile (a veto), apart: who may make them (and on what,
+    // in the edition's words). Among the waited seat's moves, a veto read as awaited.
+    for (const m of ASIDE) {
+      const seats = Object.keys(b.waiting_for).map(Number).filter((s) => b.waiting_for[s].includes(m));
+      if (seats.length) {
+        lines.push(el("p", { class: "meta" }, (E.aside && E.aside(m, seats, b))
+          || `${anyOf(seats)} may ${lower(moveName(m, seats[0], b))}.`));
+      }
+    }
     return lines;
   }
 

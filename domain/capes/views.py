@@ -10,7 +10,7 @@ import msgspec
 
 from .characters import awaited, overdrawn
 from .model import CampaignState, Character, Conflict, Phase
-from .moves import free_pairs, waiting_for
+from .moves import can_veto, free_pairs, waiting_for
 from .pages import claimable
 from .resolution import pending
 from .rolls import asked
@@ -115,6 +115,9 @@ class Board(View, frozen=True, kw_only=True):
     #: The seats that have made this page's free Claim (R-PAGE-3): a further ``claim`` costs
     #: them a Story Token, which the table page shows. Defaults to none (older boards).
     free_claims_used: tuple[int, ...] = ()
+    #: Conflict id -> the seats that may veto it now (R-CONF-3: an Event, anyone; a Goal, the
+    #: players of the characters it names). Defaults to none (older boards).
+    vetoers: dict[int, tuple[int, ...]] = {}
 
 
 class DriveView(View, frozen=True, kw_only=True):
@@ -254,6 +257,13 @@ def board(state: CampaignState) -> Board:
         if page and page.phase == "claiming"
         else {},
         free_claims_used=tuple(sorted(page.free_claims_used)) if page else (),
+        vetoers={
+            x: seats
+            for x in sorted(page.vetoable)
+            if (seats := tuple(p.seat for p in state.players if can_veto(state, p.seat, x)))
+        }
+        if page
+        else {},
     )
 
 

@@ -290,8 +290,8 @@ def test_a_further_claim_of_the_page_says_it_costs_a_story_token(
     ben.wait_for_function("v => +document.body.dataset.version >= v", arg=table.version())
     assert form.get_by_role("button").text_content() == "Claim a side (1 Story Token)"
     ana = open_page(table, table.tokens[ANA])
-    assert "create a conflict, claim a side (1 Story Token), pass (claiming))." in \
-        ana.text_content("#status")
+    assert ana.locator("#status p").first.text_content() == (
+        "Waiting for Ben (create a conflict, claim a side (1 Story Token), pass (claiming)).")
 
 
 def test_a_claim_offers_the_sides_the_player_may_claim(http: Any, open_page: Opener) -> None:

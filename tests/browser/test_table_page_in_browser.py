@@ -175,7 +175,9 @@ def test_a_seat_that_may_only_veto_is_not_told_it_is_its_move(
     http: httpx.Client, open_page: Opener
 ) -> None:
     """R-CONF-3: after Ana's turn made an Event, anyone may veto it before Ben's turn starts;
-    the table waits for Ben, and Ana's page says so, with the veto still among her moves."""
+    the table waits for Ben, and Ana's page says so, with the veto still among her moves. The
+    status says who may veto what, apart: it read "Waiting for Ben (start a turn, veto a
+    conflict)", as if the table waited for Ben's veto, of no Conflict in particular."""
     table = open_campaign(http, players=("Ana", "Ben"))
     for seat, name in ((1, "Nightjar"), (2, "Reyes")):
         table.play("", c.CreateCharacter(seat=seat, name=name, build=NIGHTJAR_BUILD))
@@ -190,9 +192,13 @@ def test_a_seat_that_may_only_veto_is_not_told_it_is_its_move(
     table.play("", c.EndTurn(seat=1))
     assert table.query("board")["waiting_for"]["1"] == ["veto"]
     ana = open_page(table, table.tokens[1])
-    status = ana.text_content("#status")
-    assert "your move" not in status and "Waiting for Ben" in status, status
+    assert ana.locator("#status p").all_text_contents() == [
+        "Waiting for Ben (start a turn).",
+        "You or Ben may veto #1 “The bridge collapses” before the next turn starts."]
     assert ana.locator("form[data-move=veto]").count() == 1
+    ben = open_page(table, table.tokens[2])
+    assert ben.locator("#status p").all_text_contents()[1:] == [
+        "You or Ana may veto #1 “The bridge collapses” before the next turn starts."]
 
 
 def test_a_keep_alive_on_the_live_stream_leaves_no_error_in_the_page(

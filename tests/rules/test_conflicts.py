@@ -38,6 +38,7 @@ from domain.capes.events import (
     TurnEnded,
 )
 from domain.capes.model import Conflict, Die, Side
+from domain.capes.views import board
 
 # -- R-CONF-1, R-X-CONF-1: what a Conflict is -------------------------------------------------
 
@@ -152,6 +153,17 @@ def test_the_player_of_a_character_a_goal_names_may_veto_it() -> None:
     given(goal_naming_brute()).when(c.Veto(seat=2, conflict=1)).then(
         ConflictVetoed(conflict=1, seat=2)
     )
+
+
+def test_the_board_names_who_may_veto_each_conflict() -> None:
+    """R-CONF-3: a Goal naming Brute, by seat 2 only; an Event, by anyone. The table page
+    says who may veto what (it listed a veto as a move the table waited for)."""
+    assert board(state_of(goal_naming_brute())).vetoers == {1: (2,)}
+    t = a_scene(framer=1)
+    take_turn(t, 1, c.CreateConflict(seat=1, text="The warehouse burns"))
+    assert board(t.state).vetoers == {1: (1, 2, 3)}
+    start_turn(t, 2)
+    assert board(t.state).vetoers == {}
 
 
 def test_a_veto_comes_before_the_next_turn_starts() -> None:
