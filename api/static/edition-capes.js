@@ -197,8 +197,7 @@ Capes.editions.capes = (T) => {
   };
   const question = (field) => QUESTIONS[field];
 
-  /* A die of the Conflict a command is about, as the board shows it: its value and side (the
-     board shows no die's id). */
+  /* A die of the Conflict a command is about, as the board shows it: its id, value and side. */
   function dieText(command, id) {
     const c = command && conflictOf(command.conflict);
     const side = c && c.sides.find((s) => s.dice.some((d) => d.id === id));

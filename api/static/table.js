@@ -90,10 +90,12 @@
     }
   }
 
-  /* A die as a die: its value, a label for screen readers, a small mark (staked Debt). */
+  /* A die as a die: its value, a label for screen readers, a small mark (staked Debt), and
+     its id in a corner: the moves' selects and the log name dice by id ("die 3"), which the
+     board showed only in a tooltip, so two dice of one value could not be told apart. */
   const die = (id, value, more, mark) => el("span", {
     class: "die", role: "img", "aria-label": `die ${id} showing ${value}${more || ""}`, title: `die ${id}`,
-  }, String(value), mark ? el("sub", {}, mark) : "");
+  }, el("span", { class: "die-id" }, String(id)), String(value), mark ? el("sub", {}, mark) : "");
 
   /* A side's total: the number, read out as "total 7" (the word hidden from the eye). It was
      an aria-label on a plain span, which ARIA does not allow: ignored by some screen readers,

@@ -151,6 +151,27 @@ def test_a_schisms_dice_are_chosen_from_the_sides_dice_each_named_by_its_control
         ("Sails", [1]), ("Stays", [2]), ("Sinks", [3])]
 
 
+def test_each_die_shows_its_id_by_which_the_moves_and_the_log_name_it(
+    http: Any, open_page: Opener
+) -> None:
+    """The forms' selects and the log name dice by id ("die 3: 1, controlled by Tempest"),
+    which the board showed only in a die's tooltip: two dice showing the same value could not
+    be told apart. Each die shows its id, small, in a corner."""
+    _, ben = bens_page(http, open_page, bens_split_die)
+    sails = ben.locator("[data-conflict='2'] .side").first
+    ids = sails.locator(".die .die-id")
+    assert ids.all_text_contents() == ["1", "3"]
+    assert all(ids.nth(i).is_visible() for i in range(2))
+    form = ben.locator("form[data-move=schism]")
+    form.get_by_label("Conflict").select_option(label="#2 The ship sails")
+    named = form.get_by_label("Dice it takes")
+    assert named.locator("option").all_text_contents() == [
+        "die 1: 2, controlled by Tempest", "die 3: 1, controlled by Tempest"]
+    # The value is still what a screen reader reads, and the id with it, once.
+    assert sails.get_by_role("img", name="die 3 showing 1, controlled by Tempest, 1 Debt "
+                             "staked").count() == 1
+
+
 def test_resolving_and_gloating_offer_the_conflict_the_resolution_waits_on(
     http: Any, open_page: Opener
 ) -> None:
@@ -216,7 +237,7 @@ def test_the_dice_to_pair_at_resolution_are_asked_for_in_a_players_words(
     ben.locator("form[data-move=resolve]").get_by_role("button", name="Resolve").click()
     picker = ben.get_by_role("dialog")
     picker.wait_for()
-    # R-RES-4: the question and the dice as the board shows them (it shows no die's id).
+    # R-RES-4: the question and the dice as the board shows them (value and side).
     assert picker.locator("#picker-title").text_content() == (
         "R-RES-4: how do the dice pair off for Inspirations? Each die is paired with a die of "
         "another side until every die is used.")
