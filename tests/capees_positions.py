@@ -166,6 +166,15 @@ STAKING: Script = [
 ]
 
 
+#: The next scene's balancing where nobody bought Prominence (everyone passed): both sides at 0,
+#: so the Editor gives 1 point to a character on each side and chooses which goes where
+#: (C-PROM-6); after the first, the other side is the lower one.
+_PROMINENCE = len(_scene_one()) + 5
+assert isinstance(STAKING[_PROMINENCE][1], c.BuyProminence)
+BALANCING_AT_ZERO: Script = [*STAKING[:_PROMINENCE],
+                             *(("", c.PassSetup(seat=seat)) for seat in (EDITOR, ALICE, JOE))]
+
+
 #: C-RES-3's wait: the demo, where Night Maiden, after her strike on Hostages, staked its 1
 #: Justice Debt on Robbery (Hero side, which the Opponents then Controlled: C-STAKE-3), and
 #: Silverstar won it; on page 2 Alice's Hostages resolved, then Joe checked Silverstar's claim

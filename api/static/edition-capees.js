@@ -29,6 +29,12 @@ Capes.editions.capees = (T) => {
     ? character(form.elements.character.value)
     : character((S.board.action || {}).character) || mine()[0]);
 
+  /* C-PROM-6: balancing adds to the side with the lower Prominence total, the only side the
+     server accepts then: it is sent, not asked (a picker asked it, offering that side alone).
+     Null with both sides at 0, where the Editor gives a point to each: then he chooses. */
+  const lowerSide = (b = S.board) => (b.hero_prominence === b.opponent_prominence ? null
+    : b.hero_prominence < b.opponent_prominence ? "hero" : "opponent");
+
   /* Each legal move (a command type of ``waiting_for``): its button and the fields it needs.
      Choices the rules may ask for (a Drive, a side, who gets a stake's tokens…) are left to
      the picker (the 422's ``choices``). */
@@ -49,7 +55,7 @@ Capes.editions.capees = (T) => {
     "capees.buy_prominence": ["Buy Prominence", [["character", "buyable", "Character"],
       ["points", "count", "Points (a Story Token each)", 1], ["side", "side", "Side"]]],
     "capees.balance": ["Balance Prominence", [["character", "balanceable", "Character"],
-      ["points", "count", "Points", 1], ["side", "side", "Side"], ["narrator", "seat", "Narrated by"]]],
+      ["points", "count", "Points", 1], ["side", "lower-side", "Side"], ["narrator", "seat", "Narrated by"]]],
     "capees.end_scene": ["End the scene", []],
     "capees.claim": ["Claim a Complication", [["character", "claimer", "Character"], ["complication", "claimable", "Complication"]]],
     "capees.pass_claim": ["Pass (no claim)", []],
@@ -124,6 +130,9 @@ Capes.editions.capees = (T) => {
         return b.overdrawn.map(([id, drive]) => [id, `${charName(id)} (${drive})`]);
       case "side":
         return [["", "(as declared)"], ["hero", "Hero"], ["opponent", "Opponent"]];
+      case "lower-side":
+        // Nobody is declared yet when both sides are at 0; otherwise nothing to ask.
+        return lowerSide() ? [] : [["hero", "Hero"], ["opponent", "Opponent"]];
       case "seat":
         return [["", "(me)"], ...b.players.map((name, i) => [i + 1, name])];
       case "inspiration":
@@ -154,7 +163,18 @@ Capes.editions.capees = (T) => {
   }
 
   /* The fields a move's form sends as text; the others are numbers. */
-  const strings = new Set(["text", "required", "ability", "drive", "side"]);
+  const strings = new Set(["text", "required", "ability", "drive", "side", "lower-side"]);
+
+  /* Balance's side where the rules fix it (its field is then not shown). */
+  function fill(command, name, kind) {
+    if (kind !== "lower-side" || !lowerSide()) return false;
+    command.side = lowerSide();
+    return true;
+  }
+
+  /* Balance's name says which side its points go to where only one may have them. */
+  const label = (type, seat, b) => (type === "capees.balance" && lowerSide(b)
+    ? `Balance Prominence (${SIDE[lowerSide(b)]} side)` : undefined);
 
   function choiceText(field, choice) {
     if (field === "side") return SIDE[choice];
@@ -327,5 +347,5 @@ Capes.editions.capees = (T) => {
     }
   });
 
-  return { MOVES, options, strings, choiceText, renderBoard, renderLedgers, renderCharacters, summary };
+  return { MOVES, options, strings, fill, label, choiceText, renderBoard, renderLedgers, renderCharacters, summary };
 };

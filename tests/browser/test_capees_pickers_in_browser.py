@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from capees_positions import (
     BALANCING,
+    BALANCING_AT_ZERO,
     BALANCING_NARRATED,
     BUYING,
     CLAIMING,
@@ -130,6 +131,63 @@ def test_balance_lists_the_editors_additions_and_no_character_another_seat_broug
     # The Minion, though Joe narrates it (the Editor handed it over); not Chief Mannelli
     # (Alice bought his Prominence), not the robbers (on the higher side) (C-PROM-6).
     assert listed(editor, "capees.balance", "character") == ["Minion"]
+    assert not editor.errors, editor.errors
+
+
+#: The Balance Prominence form.
+BALANCE = 'form[data-move="capees.balance"]'
+
+
+def balance(page: Any, character: str, side: str | None = None) -> None:
+    """The Editor balances with 1 point for ``character`` (on ``side``, chosen in the form
+    if given); no picker may ask anything more."""
+    form = page.locator(BALANCE)
+    form.get_by_label("Character").select_option(label=character)
+    if side:
+        form.get_by_label("Side").select_option(label=side)
+    click_and_wait(page, form.locator("button[type=submit]"))
+    assert not page.is_visible("#picker"), page.text_content("#picker")
+    page.wait_for_function("+document.body.dataset.version >= +document.body.dataset.applied")
+
+
+def names_the_opponent_side_and_asks_none(page: Any) -> None:
+    """The Balance form's move says where the points go, and the form has no Side to show."""
+    form = page.locator(BALANCE)
+    assert form.locator("button[type=submit]").text_content() == \
+        "Balance Prominence (Opponent side)"
+    assert not form.locator("[name=side]").is_visible()
+
+
+def test_balance_gives_its_points_to_the_lower_side_without_asking_which(reach: Any) -> None:
+    """C-PROM-6: given Hero 3, Opponent 0 at balancing, then the form names the side the
+    points go to, the Opponent side, and asks no side (the server refuses any other); when the
+    Editor balances with the robbers, then no picker asks for a side either (it offered only
+    "Opponent") and the robbers are Opponents."""
+    editor = reach(BALANCING, EDITOR)
+    names_the_opponent_side_and_asks_none(editor)
+    balance(editor, "the robbers")
+    present = editor.text_content("#scene-line")
+    assert "the robbers: Prominence 1 (Opponent, Editor)" in present, present
+    assert not editor.errors, editor.errors
+
+
+@pytest.mark.parametrize("dice", [STAKING_DICE])
+def test_balance_asks_the_side_only_with_both_sides_at_0(reach: Any) -> None:
+    """C-PROM-6: given both sides at 0 at balancing, then the form asks for the side, Hero or
+    Opponent (not "as declared": nobody is); when the Editor gives the robbers a Hero point,
+    then the Opponent side is the lower one: the form names it and asks no side, and the Chief
+    goes there without a picker."""
+    editor = reach(BALANCING_AT_ZERO, EDITOR)
+    form = editor.locator(BALANCE)
+    assert form.locator("[name=side] option").all_text_contents() == ["Hero", "Opponent"]
+    assert form.locator("button[type=submit]").text_content() == "Balance Prominence"
+    balance(editor, "the robbers", "Hero")
+    names_the_opponent_side_and_asks_none(editor)
+    balance(editor, "Chief Mannelli")
+    present = editor.text_content("#scene-line")
+    assert "the robbers: Prominence 1 (Hero, Editor)" in present, present
+    assert "Chief Mannelli: Prominence 1 (Opponent, Editor)" in present, present
+    assert editor.locator(BALANCE).count() == 0  # balanced: play begins
     assert not editor.errors, editor.errors
 
 
