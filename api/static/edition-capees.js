@@ -254,7 +254,8 @@ Capes.editions.capees = (T) => {
     l.characters.filter((ch) => ch.drives.length).map((ch) => el("div", { class: "character" },
       el("strong", {}, ch.name), ch.prominence ? ` · Prominence ${ch.prominence}` : "",
       drivesTable(ch.drives, ch.name),
-      ch.staked.length ? el("p", { class: "meta" }, "Staked: " + ch.staked.map(([cid, drive, n]) => `${n} ${drive} on #${cid}`).join(", ")) : "",
+      // The Complication by its name too, as its card shows it (it said "on #2" alone).
+      ch.staked.length ? el("p", { class: "meta" }, "Staked: " + ch.staked.map(([cid, drive, n]) => `${n} ${drive} on ${titled(cid)}`).join(", ")) : "",
       ch.abilities.some((a) => a.blocked) ? el("p", { class: "meta" }, "Blocked: " + ch.abilities.filter((a) => a.blocked).map((a) => a.name).join(", ")) : "")))));
   }
 
