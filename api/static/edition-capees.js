@@ -10,14 +10,27 @@ Capes.editions.capees = (T) => {
   const board = () => (S.past ? S.past.board : S.board);
   const complication = (id) => S.board.complications.find((c) => c.id === Number(id));
   const character = (id) => S.characters.find((c) => c.id === Number(id));
-  /* A Complication as the cards show it ("#2 Hostages"), and the value a die of it shows. */
-  const titled = (id) => `#${id} ${(board().complications.find((c) => c.id === id) || {}).name || ""}`;
+  /* A Complication as the cards show it ("#2 Hostages"), and the value a die of it shows.
+     One resolved or discarded since is on no card: the log's, by the name it was created with. */
+  const created = new Map();
+  function titled(id) {
+    const c = board().complications.find((x) => x.id === id);
+    if (!c && !created.has(id)) {
+      for (const { event: e } of [...S.commands.values()].flat()) {
+        if (e.type === "capees.ComplicationCreated") created.set(e.complication, e.name);
+      }
+      if (!created.has(id)) created.set(id, "");  // not in this log (a fork's): looked up once
+    }
+    return `#${id} ${c ? c.name : created.get(id) || ""}`.trim();
+  }
   const dieValue = (id, d) => (board().complications.find((c) => c.id === id) || { sides: [] }).sides
     .flatMap((s) => s.dice).find(([n]) => n === d)?.[1];
   /* My characters: those I narrate in the scene, else those I made. */
   const mine = () => (S.board.present.length
     ? S.board.present.filter((p) => p.narrator === S.me.seat).map((p) => character(p.character))
     : S.characters.filter((c) => c.created_by === S.me.seat)).filter(Boolean);
+  /* A side of a Complication by its faction; one no longer on the table, by C-COMP-1's order. */
+  const sideOf = (e) => SIDE[(complication(e.complication)?.sides[e.side] || {}).faction || ["hero", "opponent"][e.side]] || `#${e.side}`;
   /* The choices the server accepts for a move of mine that names a character (and a
      Complication): the board's ``options``, worked out by the rules themselves, so this page
      copies none of them (C-PROM-3, C-PROM-6, C-CLAIM-1, C-CLAIM-2, C-STAKE-5). */
@@ -164,6 +177,67 @@ Capes.editions.capees = (T) => {
 
   /* The fields a move's form sends as text; the others are numbers. */
   const strings = new Set(["text", "required", "ability", "drive", "side", "lower-side"]);
+
+  /* What the log says of an event beyond its name: who, which Complication and die, which
+     ability, what the die showed and shows now, where the Debt and the Story Tokens went. It
+     said "Claim made", "Die rolled", and a player who looked away could not tell what had
+     happened. An event carrying nothing but its name keeps it ("Resolution began"). */
+  const tokens = (n) => `${n} Story Token${n === 1 ? "" : "s"}`;
+  const dieOf = (e) => `die ${e.die} of ${titled(e.complication)}`;
+  const back = (list) => list.map((d) => `${d.amount} ${d.drive} to ${charName(d.character)}`).join(", ");
+  const who = (e) => charName(e.character);
+  const vp = (e) => `(Hero ${e.hero_vp} VP, Opponent ${e.opponent_vp} VP)`;
+  const EVENT_TEXT = {
+    CampaignCreated: (e) => `Campaign “${e.name}” created`,
+    PlayerSeated: (e) => `${e.name} took seat ${e.seat}`,
+    CampaignForked: (e) => `Forked as “${e.name}”`,
+    CharacterCreated: (e) => `${e.name} created (${e.hero ? "hero" : e.drives.length ? "non-hero" : "known by name only"})`,
+    SheetCompleted: (e) => `Sheet of ${who(e)} completed`,
+    StoryBegun: (e) => `Story ${e.story} begun (Editor: ${player(e.editor)}, Victory Total ${e.victory_total})`,
+    SceneStarted: (e) => `Scene ${e.scene} started (Story Tokens: ${e.tokens.map((t) => `${player(t.seat)} ${t.count}`).join(", ")}`
+      + `${e.featured ? `; ${charName(e.featured)} featured` : ""})`,
+    SetupStepBegan: (e) => `Step: ${human(e.step)} (${player(e.seat)} first)`,
+    SetupPassed: (e) => `${player(e.seat)} passed to ${player(e.to)}`,
+    ComplicationCreated: (e) => `Complication #${e.complication} ${e.name} added (Hero ${e.hero_die}, Opponent ${e.opponent_die}`
+      + `${e.inspiration ? `; from Inspiration #${e.inspiration}` : ""})`,
+    ProminenceBought: (e) => `${who(e)}: ${e.points} Prominence (${SIDE[e.faction]}) for ${tokens(e.cost)}`,
+    ProminenceBalanced: (e) => `${who(e)} balanced with ${e.points} Prominence (${SIDE[e.faction]}; narrated by ${player(e.narrator)})`,
+    PlayBegan: (e) => `Play began: Victory Target ${e.target}`,
+    PageStarted: (e) => `Page ${e.page} started by ${player(e.seat)}`,
+    ClaimMade: (e) => `${who(e)} claimed ${titled(e.complication)}${e.displaced ? ` from ${charName(e.displaced)}` : ""}`,
+    ClaimPassed: (e) => `${player(e.seat)} made no claim${e.forced ? " (none possible)" : ""}`,
+    OverdrawnStepBegan: (e) => `Overdrawn: ${e.drives.map(([c, d]) => `${d} of ${charName(c)}`).join(", ") || "none"}`,
+    // C-DEBT-2: the Overdrawn roll keeps only a lower value.
+    OverdrawnRolled: (e) => `Overdrawn ${e.drive} of ${who(e)}: ${dieOf(e)}: ${e.kept ? `${e.before} → ${e.rolled}` : `rolled ${e.rolled}, stays ${e.before}`}`,
+    TurnBegan: (e) => `Turn ${e.turn}`,
+    ActionStarted: (e) => `Action: ${who(e)}`,
+    DebtStaked: (e) => `${who(e)} staked ${e.amount} ${e.drive} Debt on ${titled(e.complication)} (${sideOf(e)} side)`,
+    AbilityUsed: (e) => `${who(e)} used ${e.ability} (${e.rating}${e.super ? ", super" : ""})${e.reaction ? " to react" : ""}`,
+    DebtGained: (e) => `${who(e)} gained ${e.amount} Debt on ${e.drive}`,
+    AbilityBlocked: (e) => `${e.ability} blocked (${who(e)})`,
+    DieRolled: (e) => `Rolled ${dieOf(e)}: ${e.before} → ${e.rolled}`,
+    RollKept: (e) => `Kept ${e.value} on ${dieOf(e)}`,
+    RollTurnedBack: (e) => `Turned back: ${dieOf(e)} back to ${e.value}`,
+    ReactionPassed: (e) => `${player(e.seat)} did not react${e.forced ? " (could not)" : ""}`,
+    ReactionsClosed: (e) => `Reactions to ${dieOf(e)} closed`,
+    DieSplit: (e) => `${who(e)} split ${dieOf(e)} into ${[e.value, ...e.new_dice.map(([, v]) => v)].join(" + ")}`
+      + `${e.moved.length ? ` (${e.moved.length} on a side of its own)` : ""}`,
+    ActionEnded: (e) => `Action of ${who(e)} ended`,
+    ClaimFailed: (e) => `Claim of ${who(e)} on ${titled(e.complication)} failed`,
+    ComplicationResolved: (e) => `${titled(e.complication)} resolved for ${who(e)} (${SIDE[e.faction]}: ${e.vp} VP, Bonus ${e.bonus}; `
+      + `Inspiration #${e.inspiration} to ${player(e.seat)}${e.gifts.map((g) => `; ${player(g.giver)} gave ${player(g.recipient)} ${tokens(g.count)}`).join("")}`
+      + `${e.returned.length ? `; Debt back: ${back(e.returned)}` : ""})`,
+    ClaimChecked: (e) => `Claim of ${who(e)} on ${titled(e.complication)} holds (replacement: ${e.replacement}`
+      + `${e.inspiration ? ` from Inspiration #${e.inspiration}` : ""}`
+      + `${e.givers.map(([c, seat]) => `; waiting for ${player(seat)} to give the Story Tokens of ${charName(c)}`).join("")})`,
+    StoryTokensGiven: (e) => `Story Tokens of ${who(e)} on ${titled(e.complication)} go to ${player(e.to)}`,
+    ComplicationDiscarded: (e) => `${titled(e.complication)} discarded${e.returned.length ? ` (Debt back: ${back(e.returned)})` : ""}`,
+    PageEnded: (e) => `Page ${e.page} ended`,
+    SceneEnding: (e) => (e.reason === "target" ? "Victory Target reached: the scene ends" : `${player(e.seat)} ends the scene`),
+    SceneEnded: (e) => `Scene ${e.scene} ended ${vp(e)}`,
+    StoryEnded: (e) => `Story ${e.story} ended ${vp(e)}`,
+  };
+  const eventText = (e) => EVENT_TEXT[e.type.replace(/^capees\./, "")]?.(e);
 
   /* Balance's side where the rules fix it (its field is then not shown). */
   function fill(command, name, kind) {
@@ -348,5 +422,5 @@ Capes.editions.capees = (T) => {
     }
   });
 
-  return { MOVES, options, strings, fill, label, choiceText, renderBoard, renderLedgers, renderCharacters, summary };
+  return { MOVES, options, strings, fill, label, eventText, choiceText, renderBoard, renderLedgers, renderCharacters, summary };
 };

@@ -4,6 +4,7 @@ form; the analytics page of a CAPEES! campaign draws its Victory Points."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 from uuid import uuid4
@@ -62,6 +63,17 @@ def test_every_edition_has_its_script_and_character_form() -> None:
     for name in EDITIONS:
         assert (STATIC / f"edition-{name}.js").read_text().startswith("/* Edition")
         assert (TEMPLATES / f"characters_{name}.html").exists()
+
+
+def test_the_capees_log_words_every_event_that_carries_more_than_its_name() -> None:
+    """The CAPEES! page's log says what each event of the edition did (``EVENT_TEXT`` in its
+    script, one ``Name: (e) =>`` a line): who, which Complication, ability, die, Debt, Story
+    Tokens. Only the events with nothing in them but their name keep it ("Resolution began")."""
+    from domain.capees.events import EVENT_TYPES
+
+    source = (STATIC / "edition-capees.js").read_text()
+    worded = set(re.findall(r"^ +(\w+): \(e\) =>", source, re.MULTILINE))
+    assert worded == {t.__name__ for t in EVENT_TYPES if t.__struct_fields__}
 
 
 def test_the_analytics_page_of_a_capees_campaign_draws_its_victory_points(
