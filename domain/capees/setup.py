@@ -234,12 +234,16 @@ def _passed(event: SetupPassed, state: CampaignState) -> CampaignState:
 def _side(state: CampaignState, scene: Scene, character_id: int, side: Faction | None,
           rule: str, sides: Sequence[Faction] = FACTIONS) -> Faction:
     """C-PROM-5: the side is declared once for the scene; asked for among ``sides``, those
-    the move allows (a picker never offers a side the move then refuses)."""
+    the move allows (a picker never offers a side the move then refuses), and taken without
+    asking when the move allows one alone (docs/rules.md, "Refusals": a choice is asked for
+    only among several; a picker of one choice asked the Editor to click it)."""
     declared = scene.faction.get(character_id)
     if declared is not None:
         if side is not None and side != declared:
             raise RuleViolation("C-PROM-5", f"declared on the {declared} side for the scene")
         return declared
+    if side is None and len(sides) == 1:
+        return sides[0]
     if side is None:
         raise ChoiceRequired(rule, "declare the character's side: "
                              + " or ".join(sides), list(sides), "side")

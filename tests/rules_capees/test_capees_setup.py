@@ -53,21 +53,37 @@ def test_w2_refusals() -> None:
     t.refused(c.Balance(seat=EDITOR, character=t["Zip"], points=1), "C-PROM-6")
 
 
-def test_balancing_asks_for_the_lower_side_only_and_for_the_side_last() -> None:
-    """C-PROM-6, C-PROM-5: a side left out is asked for among the sides balancing allows (the
-    lower one: the picker offered both, and the higher one was then refused), and only once
-    the points are right (choices come last)."""
+def test_balancing_gives_an_undeclared_character_the_lower_side_without_asking() -> None:
+    """C-PROM-6, C-PROM-5: balancing gives points to the lower side alone, so a character
+    with no side yet joins it without being asked (docs/rules.md, "Refusals": a choice is
+    asked for only among several; the engine asked to pick from one), and only once the
+    points are right (the side comes last)."""
     t = _to_prominence(CTable())
     t(c.PassSetup(seat=EDITOR), c.BuyProminence(seat=ZIPS, character=t["Zip"], side="hero"),
       c.BuyProminence(seat=ALICE, character=t["Night Maiden"], side="hero"))
     t(c.PassSetup(seat=JOE), c.PassSetup(seat=EDITOR))
-    asked = t.refused(c.Balance(seat=EDITOR, character=t["the robbers"], narrator=JOE),
-                      "C-PROM-6")
-    assert isinstance(asked, ChoiceRequired)
-    assert asked.field == "side" and list(asked.choices) == ["opponent"]
     too_many = t.refused(c.Balance(seat=EDITOR, character=t["the robbers"], points=9,
                                    narrator=JOE), "C-PROM-6")
     assert not isinstance(too_many, ChoiceRequired)
+    balanced = t.do(c.Balance(seat=EDITOR, character=t["the robbers"], narrator=JOE))
+    assert balanced == (e.ProminenceBalanced(character=t["the robbers"], points=1,
+                                             faction="opponent", narrator=JOE),)
+
+
+def test_balancing_with_both_sides_at_zero_asks_which_side() -> None:
+    """C-PROM-6, C-PROM-5: with both totals 0 either side may have the point: a character with
+    no side yet is asked which, among both."""
+    t = CTable(players=("Editor", "P"))
+    t.npc("Goon")
+    for name in ("Officer Kelly", "Mayor Grant", "Aunt Bea"):
+        t.new(1, name)
+    hero(t, "Zip")  # seat 2's, for the story to begin (C-X-STORY-2)
+    t(c.BeginStory(seat=1, editor=1))
+    t.given(e.SceneStarted(scene=1, tokens=()), e.SetupStepBegan(step="complications", seat=1))
+    t(c.AddComplication(seat=1, name="Bank"), c.PassSetup(seat=1))
+    asked = t.refused(c.Balance(seat=1, character=t["Goon"]), "C-PROM-6")
+    assert isinstance(asked, ChoiceRequired)
+    assert asked.field == "side" and sorted(asked.choices) == ["hero", "opponent"]
 
 
 def test_every_player_gets_a_token_each_scene_the_editor_too() -> None:
