@@ -20,6 +20,20 @@ def _to_prominence(t: CTable, featured: str = "Captain Liberty") -> CTable:
     return t(c.PassSetup(seat=EDITOR))
 
 
+def _balancing_at_zero(*npcs: str) -> CTable:
+    """A first scene at its balancing with nothing bought (both sides at 0): the Editor (seat
+    1) with the non-heroes ``npcs``, seat 2 with Zip."""
+    t = CTable(players=("Editor", "P"))
+    for npc in npcs:
+        t.npc(npc)
+    for name in ("Officer Kelly", "Mayor Grant", "Aunt Bea"):
+        t.new(1, name)
+    hero(t, "Zip")  # seat 2's, for the story to begin (C-X-STORY-2)
+    t(c.BeginStory(seat=1, editor=1))
+    t.given(e.SceneStarted(scene=1, tokens=()), e.SetupStepBegan(step="complications", seat=1))
+    return t(c.AddComplication(seat=1, name="Bank"), c.PassSetup(seat=1))
+
+
 def test_w2_first_scene_prominence_and_target() -> None:
     """W-2: C-PROM-1, C-PROM-2 (Captain Liberty's 2), C-PROM-3..6, C-VP-1 (Target 8),
     C-EDITOR-1 (the robbers and the driver handed to Joe)."""
@@ -73,14 +87,7 @@ def test_balancing_gives_an_undeclared_character_the_lower_side_without_asking()
 def test_balancing_with_both_sides_at_zero_asks_which_side() -> None:
     """C-PROM-6, C-PROM-5: with both totals 0 either side may have the point: a character with
     no side yet is asked which, among both."""
-    t = CTable(players=("Editor", "P"))
-    t.npc("Goon")
-    for name in ("Officer Kelly", "Mayor Grant", "Aunt Bea"):
-        t.new(1, name)
-    hero(t, "Zip")  # seat 2's, for the story to begin (C-X-STORY-2)
-    t(c.BeginStory(seat=1, editor=1))
-    t.given(e.SceneStarted(scene=1, tokens=()), e.SetupStepBegan(step="complications", seat=1))
-    t(c.AddComplication(seat=1, name="Bank"), c.PassSetup(seat=1))
+    t = _balancing_at_zero("Goon")
     asked = t.refused(c.Balance(seat=1, character=t["Goon"]), "C-PROM-6")
     assert isinstance(asked, ChoiceRequired)
     assert asked.field == "side" and sorted(asked.choices) == ["hero", "opponent"]
@@ -118,15 +125,7 @@ def test_a_character_has_one_narrator_and_one_side_for_the_scene() -> None:
 
 def test_balancing_with_both_sides_at_zero_gives_one_to_each() -> None:
     """C-PROM-6 (ruling): nothing bought, the Editor gives 1 on each side, Target 2."""
-    t = CTable(players=("Editor", "P"))
-    t.npc("Goon")
-    t.npc("Cop")
-    for name in ("Officer Kelly", "Mayor Grant", "Aunt Bea"):
-        t.new(1, name)
-    hero(t, "Zip")  # seat 2's, for the story to begin (C-X-STORY-2)
-    t(c.BeginStory(seat=1, editor=1))
-    t.given(e.SceneStarted(scene=1, tokens=()), e.SetupStepBegan(step="complications", seat=1))
-    t(c.AddComplication(seat=1, name="Bank"), c.PassSetup(seat=1))
+    t = _balancing_at_zero("Goon", "Cop")
     t.refused(c.Balance(seat=1, character=t["Goon"], points=2, side="opponent"), "C-PROM-6")
     t(c.Balance(seat=1, character=t["Goon"], side="opponent"),
       c.Balance(seat=1, character=t["Cop"], side="hero"))
