@@ -87,10 +87,11 @@ Capes.editions.capes = (T) => {
         return x ? [[x.id, `#${x.id} ${x.text}`]] : [];
       }
       case "dice": {
-        // A Schism's dice, by what the board shows of them: their ids were asked for, typed
-        // in, and the board shows none (R-SCHISM-1).
-        return side ? side.dice.map((d) => [d.id, `die ${d.id}: ${d.value}` +
-          (d.controller ? `, controlled by ${charName(d.controller)}` : ", uncontrolled")]) : [];
+        // A Schism's dice: those of the side the board says it may take (R-SCHISM-1), named
+        // as it shows them. Every die of the side was offered, and the uncontrolled refused.
+        const ids = (b.schism_dice || {})[c && c.id] || [];
+        return side ? side.dice.filter((d) => ids.includes(d.id)).map((d) => [d.id,
+          `die ${d.id}: ${d.value}, controlled by ${charName(d.controller)}`]) : [];
       }
       case "split-free": {
         // R-SCHISM-1: the side's uncontrolled die may be split first (n-1 Debt, R-SPLIT-1)

@@ -429,3 +429,11 @@ def schisms(turn: Turn, who: Character, c: Conflict) -> list[Schism]:
             found.append(Schism(seat=turn.seat, conflict=c.id, side=index,
                                 split_uncontrolled=2))
     return found
+
+
+def schism_dice(turn: Turn, who: Character, c: Conflict) -> tuple[int, ...]:
+    """The dice of ``c`` a Schism by the turn's character may take now (R-SCHISM-1): every die
+    it controls on a side one of :func:`schisms` leaves with dice (not an original side's only
+    die, nor any where no new side has room). The table page offers just these."""
+    sides = sorted({s.side for s in schisms(turn, who, c) if s.dice})
+    return tuple(d.id for i in sides for d in c.sides[i].dice if d.controller == who.id)

@@ -14,6 +14,7 @@ from .moves import can_veto, free_pairs, waiting_for
 from .pages import claimable
 from .resolution import pending
 from .rolls import asked
+from .staking import schism_dice
 
 
 class View(msgspec.Struct, frozen=True, kw_only=True):
@@ -118,6 +119,10 @@ class Board(View, frozen=True, kw_only=True):
     #: Conflict id -> the seats that may veto it now (R-CONF-3: an Event, anyone; a Goal, the
     #: players of the characters it names). Defaults to none (older boards).
     vetoers: dict[int, tuple[int, ...]] = {}
+    #: While the turn's seat may make a Schism, Conflict id -> the dice its character may take
+    #: (R-SCHISM-1: those it controls, not an original side's only die); the page offered every
+    #: die of the side. Defaults to none (older boards).
+    schism_dice: dict[int, tuple[int, ...]] = {}
 
 
 class DriveView(View, frozen=True, kw_only=True):
@@ -186,6 +191,8 @@ def board(state: CampaignState) -> Board:
     """The table as everyone sees it."""
     scene, page = state.scene, state.page
     turn = page.turn if page else None
+    moves = waiting_for(state)
+    conflicts = sorted(state.conflicts.values(), key=lambda c: c.id)
     return Board(
         name=state.name,
         edition=state.edition,
@@ -215,11 +222,9 @@ def board(state: CampaignState) -> Board:
         )
         if turn
         else None,
-        waiting_for=waiting_for(state),
+        waiting_for=moves,
         vetoable=tuple(sorted(page.vetoable)) if page else (),
-        conflicts=tuple(
-            conflict_view(c) for c in sorted(state.conflicts.values(), key=lambda c: c.id)
-        ),
+        conflicts=tuple(conflict_view(c) for c in conflicts),
         closed=state.closed,
         exemplar_requests=tuple(
             ExemplarRequestView(
@@ -249,7 +254,7 @@ def board(state: CampaignState) -> Board:
             if (
                 sides := tuple(
                     (c.id, side)
-                    for c in sorted(state.conflicts.values(), key=lambda c: c.id)
+                    for c in conflicts
                     for side in claimable(state, c, p.seat)
                 )
             )
@@ -263,6 +268,13 @@ def board(state: CampaignState) -> Board:
             if (seats := tuple(p.seat for p in state.players if can_veto(state, p.seat, x)))
         }
         if page
+        else {},
+        schism_dice={
+            x.id: dice
+            for x in conflicts
+            if (dice := schism_dice(turn, state.characters[turn.character], x))
+        }
+        if turn and "schism" in moves.get(turn.seat, ())
         else {},
     )
 

@@ -151,6 +151,27 @@ def test_a_schisms_dice_are_chosen_from_the_sides_dice_each_named_by_its_control
         ("Sails", [1]), ("Stays", [2]), ("Sinks", [3])]
 
 
+def test_a_schism_offers_only_the_dice_its_character_controls(
+    http: Any, open_page: Opener
+) -> None:
+    """R-SCHISM-1: a Schism takes dice its character controls. "Stays" holds only the ship's
+    uncontrolled die 2, and the crane's sides dice Tempest does not control: the page offered
+    them all, and the server refused each. Now it offers none there, as the board says."""
+    table, ben = bens_page(http, open_page, bens_split_die)
+    assert table.query("board")["schism_dice"] == {str(SHIP): [1, 3]}
+    form = ben.locator("form[data-move=schism]")
+    dice = form.locator("[name=dice]")
+    form.get_by_label("Conflict").select_option(label="#2 The ship sails")
+    form.get_by_label("Side it leaves").select_option(label="Stays")
+    assert dice.locator("option").all_text_contents() == []
+    assert not form.get_by_label("Dice it takes").is_visible()
+    form.get_by_label("Side it leaves").select_option(label="Sails")
+    assert dice.locator("option").all_text_contents() == [
+        "die 1: 2, controlled by Tempest", "die 3: 1, controlled by Tempest"]
+    form.get_by_label("Conflict").select_option(label="#1 The crane falls")
+    assert dice.locator("option").all_text_contents() == []
+
+
 def test_each_die_shows_its_id_by_which_the_moves_and_the_log_name_it(
     http: Any, open_page: Opener
 ) -> None:

@@ -35,6 +35,7 @@ from domain.capes.events import (
     SideSchismed,
 )
 from domain.capes.model import Conflict, DriveName, DriveSlot
+from domain.capes.views import board
 from domain.errors import ChoiceRequired
 
 # -- set-ups ---------------------------------------------------------------------------------
@@ -401,6 +402,17 @@ def test_a_schism_moves_no_die_another_character_controls() -> None:
     given(brute_beside_auroras_split().events).when(
         c.Schism(seat=BRUTE, conflict=1, side=0, dice=(3,))
     ).refused("R-SCHISM-1")
+
+
+def test_the_board_names_the_dice_a_schism_may_take() -> None:
+    """R-SCHISM-1: the dice the turn's character controls, on a side a Schism may leave. After
+    the split "For" holds Aurora's dice 1 and 3, "Against" the uncontrolled die 2: a Schism
+    takes 1 or 3, never 2 (the table page offered every die of the side, and the uncontrolled
+    one was refused). Before the split, die 1 is "For"'s only die, which no Schism may take
+    (an original side keeps a die); Brute controls no die at all."""
+    assert board(a_split_five().state).schism_dice == {1: (1, 3)}
+    assert board(a_controlled_five().state).schism_dice == {}
+    assert board(brute_beside_auroras_split().state).schism_dice == {}
 
 
 def test_a_schism_moves_each_die_once() -> None:
