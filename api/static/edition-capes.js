@@ -58,7 +58,7 @@ Capes.editions.capes = (T) => {
     end_turn: ["End the turn", []],
     resolve: ["Resolve", [["conflict", "resolving", "Conflict"]]],
     gloat: ["Gloat", [["conflict", "resolving", "Conflict"], ["times", "count", "Times", 1]]],
-    declare_deadlock: ["Declare a deadlock", [["conflict", "conflict", "Conflict"]]],
+    declare_deadlock: ["Declare a deadlock", [["conflict", "deadlockable", "Conflict"]]],
     end_page: ["End the page", []],
     veto: ["Veto a conflict", [["conflict", "vetoable", "Conflict"]]],
   };
@@ -71,6 +71,9 @@ Capes.editions.capes = (T) => {
     const d = c && c.sides.flatMap((s) => s.dice).find((x) => x.id === at[1]);
     return d ? [c.id, d.id, d.value] : null;
   }
+
+  /* The board's Conflicts whose ids are among ``ids``, as a select offers them. */
+  const listed = (b, ids) => b.conflicts.filter((x) => ids.includes(x.id)).map((x) => [x.id, `#${x.id} ${x.text}`]);
 
   function options(kind, form) {
     const b = S.board;
@@ -104,9 +107,12 @@ Capes.editions.capes = (T) => {
       case "claimable": {
         // The sides this seat may claim (R-PAGE-4): every Conflict was offered, one created
         // this page first, and its claim was refused.
-        const ids = new Set(((b.claimable || {})[S.me.seat] || []).map(([x]) => x));
-        return b.conflicts.filter((x) => ids.has(x.id)).map((x) => [x.id, `#${x.id} ${x.text}`]);
+        return listed(b, ((b.claimable || {})[S.me.seat] || []).map(([x]) => x));
       }
+      case "deadlockable":
+        // Those the board says may be declared Deadlocked (R-DEAD-1, R-X-DEAD-2): every
+        // Conflict was offered, and the others refused.
+        return listed(b, b.deadlockable || []);
       case "claimable-side": {
         const sides = ((b.claimable || {})[S.me.seat] || []).filter(([x]) => c && x === c.id);
         return sides.map(([, i]) => [i, c.sides[i].label]);
@@ -450,9 +456,15 @@ Capes.editions.capes = (T) => {
   const vetoers = (b) => b.vetoable.map((id) => [id, (b.vetoers || {})[id]
     || Object.keys(b.waiting_for).map(Number).filter((s) => b.waiting_for[s].includes("veto"))]);
 
-  /* The status's words for an aside move: who may veto what. */
-  const aside = (type, seats, b) => type === "veto" && vetoers(b).map(([id, who]) =>
-    `${anyOf(who)} may veto #${id} “${(b.conflicts.find((c) => c.id === id) || {}).text}” before the next turn starts.`).join(" ");
+  /* A Conflict as the status names it: #1 “The bridge collapses”. */
+  const titled = (b, id) => `#${id} “${(b.conflicts.find((c) => c.id === id) || {}).text}”`;
+
+  /* The status's words for an aside move: who may veto what, or declare which Conflicts
+     Deadlocked (R-DEAD-1: it said who might "declare a deadlock", of no Conflict). */
+  const aside = (type, seats, b) => (type === "veto" ? vetoers(b).map(([id, who]) =>
+    `${anyOf(who)} may veto ${titled(b, id)} before the next turn starts.`).join(" ")
+    : (b.deadlockable || []).length
+      && `${anyOf(seats)} may declare ${b.deadlockable.map((id) => titled(b, id)).join(" or ")} deadlocked.`);
 
   return { MOVES, ASIDE, aside, options, strings, fill, choiceText, question, label, eventText, renderBoard, renderLedgers, renderCharacters, summary, say };
 };

@@ -12,7 +12,7 @@ from .characters import awaited, overdrawn
 from .model import CampaignState, Character, Conflict, Phase
 from .moves import can_veto, free_pairs, waiting_for
 from .pages import claimable
-from .resolution import pending
+from .resolution import deadlockable, pending
 from .rolls import asked
 from .staking import schism_dice
 
@@ -123,6 +123,9 @@ class Board(View, frozen=True, kw_only=True):
     #: (R-SCHISM-1: those it controls, not an original side's only die); the page offered every
     #: die of the side. Defaults to none (older boards).
     schism_dice: dict[int, tuple[int, ...]] = {}
+    #: The Conflicts any seat may declare Deadlocked now (R-DEAD-1, R-X-DEAD-2), by id: the
+    #: only ones ``declare_deadlock`` takes. Defaults to none (older boards).
+    deadlockable: tuple[int, ...] = ()
 
 
 class DriveView(View, frozen=True, kw_only=True):
@@ -276,6 +279,7 @@ def board(state: CampaignState) -> Board:
         }
         if turn and "schism" in moves.get(turn.seat, ())
         else {},
+        deadlockable=tuple(x.id for x in conflicts if deadlockable(state, x)),
     )
 
 

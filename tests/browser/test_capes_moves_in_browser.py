@@ -217,6 +217,33 @@ def test_resolving_and_gloating_offer_the_conflict_the_resolution_waits_on(
     assert "Gloated on #1 for 1 Story Token" in ana.text_content("#log")
 
 
+def test_the_status_and_the_deadlock_form_name_the_conflicts_that_may_be_deadlocked(
+    http: Any, open_page: Opener
+) -> None:
+    """R-X-DEAD-2 / R-DEAD-1: nobody claims on page 2; Ben rolls the ship's "Sails" to 3 and
+    the crane stays tied at 1 apiece, untouched through the page. In page 3's claiming phase
+    anyone may declare the crane Deadlocked, not the ship, which "Sails" controls. The status
+    said "Ana, Ben or Cleo may declare a deadlock." of no Conflict, and the form offered
+    both."""
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
+    a_page_with_two_conflicts(table)
+    play(table, c.PassClaiming(seat=BEN), c.PassClaiming(seat=CLEO), c.PassClaiming(seat=ANA),
+         c.StartTurn(seat=BEN, character=TEMPEST),
+         c.RollDie(seat=BEN, ability="Lightning", conflict=SHIP, die=1),
+         c.AcceptRoll(seat=BEN), c.PassReaction(seat=BEN), c.PassReaction(seat=ANA),
+         c.EndTurn(seat=BEN), c.StartTurn(seat=ANA, character=NIGHTJAR), c.EndTurn(seat=ANA))
+    board = table.query("board")
+    assert (board["page"], board["phase"], board["deadlockable"]) == (3, "claiming", [CRANE])
+    ben = open_page(table, table.tokens[BEN])
+    assert ben.locator("#status p").all_text_contents()[-1] == (
+        "You, Ana or Cleo may declare #1 “The crane falls” deadlocked.")
+    form = ben.locator("form[data-move=declare_deadlock]")
+    assert form.get_by_label("Conflict").locator("option").all_text_contents() == [
+        "#1 The crane falls"]
+    click_and_see(ben, form.get_by_role("button", name="Declare a deadlock"), table)
+    assert [x["id"] for x in table.query("board")["conflicts"]] == [SHIP]
+
+
 def test_an_exemplar_pairs_free_conflict_is_added_while_claiming_without_a_story_token(
     http: Any, open_page: Opener
 ) -> None:

@@ -54,6 +54,7 @@ from domain.capes.events import (
 )
 from domain.capes.model import Stake
 from domain.capes.moves import waiting_for
+from domain.capes.views import board
 from domain.errors import ChoiceRequired
 
 # -- set-ups ---------------------------------------------------------------------------------
@@ -598,6 +599,14 @@ def a_tie_of_split_sixes() -> Table:
     return t
 
 
+def a_tie_of_split_sixes_with_no_room() -> list[Event]:
+    """:func:`a_tie_of_split_sixes`, had earlier Schisms (recorded before emptied sides were
+    removed) left Event 1 with 30 more, empty, sides: the 32 a Conflict may have."""
+    events = a_tie_of_split_sixes().events
+    return [*events, *(SideSchismed(conflict=1, side=1, new_side=2 + n, label="Old",
+                                    dice=(), character=AURORA) for n in range(30))]
+
+
 def test_a_tie_of_sixes_a_schism_could_untie_is_not_deadlocked() -> None:
     """R-X-DEAD-3 / R-DEAD-1: Event 1 is tied at 12 in sixes and no ally holds Debt it could
     stake, but Aurora (or Brute) could Schism one of their sixes to a new side and leave the
@@ -641,13 +650,22 @@ def test_a_tie_of_split_sixes_with_no_room_for_a_new_side_is_deadlocked() -> Non
     """R-X-DEAD-3 / R-SCHISM-1: had earlier Schisms (recorded before emptied sides were
     removed) left Event 1 with 30 more, empty, sides, it would have the 32 sides a Conflict
     may have: no Schism could add one, and the tie of sixes is Deadlocked."""
-    t = a_tie_of_split_sixes()
-    events = [*t.events, *(SideSchismed(conflict=1, side=1, new_side=2 + n, label="Old",
-                                         dice=(), character=AURORA) for n in range(30))]
+    events = a_tie_of_split_sixes_with_no_room()
     assert len(state_of(events).conflicts[1].sides) == c.MAX_SIDES
     declared = c.DeclareDeadlock(seat=MIA, conflict=1, inspirations={2: MIA, 4: MIA})
     (deadlocked, *_) = given(events).when(declared).decide()
     assert isinstance(deadlocked, ConflictDeadlocked) and deadlocked.conflict == 1
+
+
+def test_the_board_names_the_conflicts_that_may_be_declared_deadlocked() -> None:
+    """R-DEAD-1 / R-X-DEAD-3: the warehouse's tie of sixes may be declared Deadlocked; 5
+    against 3 may not; nor Event 1 of the split sixes, which a Schism could untie, nor Event
+    2 beside it, which "For" controls, until no new side has room. The table page said anyone
+    "may declare a deadlock", not of which Conflict, and offered every one."""
+    assert board(a_deadlocked_warehouse().state).deadlockable == (1,)
+    assert board(a_table_in_resolution().state).deadlockable == ()
+    assert board(a_tie_of_split_sixes().state).deadlockable == ()
+    assert board(state_of(a_tie_of_split_sixes_with_no_room())).deadlockable == (1,)
 
 
 # -- R-PAGE-7 --------------------------------------------------------------------------------
