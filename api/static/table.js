@@ -23,9 +23,6 @@
   window.addEventListener("hashchange", () => {
     if (Capes.token(ID) !== TOKEN) location.reload();
   });
-  const RECORD_EVENTS = new Set(["TableOptionsSet", "Undone", "DisputeOpened", "DisputeVoted",
-    "DisputeSettled", "Rewound", "ForkMade", "ForkedFrom", "DiceCommitted", "SeatSeedAdded",
-    "SeedsClosed", "DiceRevealed", "ImportedFrom"]);
   const LOG_SHOWN = 300;
 
   /* What this page knows; ``past`` is the board and ledgers at an earlier event. */
@@ -47,6 +44,36 @@
   const human = (type) => type.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ")
     .replace(/^./, (c) => c.toUpperCase()).replace(/ [A-Z]/g, (c) => c.toLowerCase());
   const myLedger = () => S.ledgers.find((l) => l.seat === S.me.seat);
+  const span = (r) => (r.first === r.last ? `event #${r.first}` : `events #${r.first}–#${r.last}`);
+  /* A dispute as the record panel and the log tell it: who opened it, about which move, why. */
+  const about = (d) => `by ${player(d.seat)} about event #${d.position}`
+    + `${d.actor ? ` (${player(d.actor)}’s move)` : ""}: “${d.reason}”`;
+  const ENDED = { vote: " by vote", owner: " by the owner", expiry: " when its time ran out" };
+  const settled = (s) => `Dispute #${s.dispute} ${s.by === "withdrawal" ? "withdrawn"
+    : (s.upheld ? "upheld" : "rejected") + (ENDED[s.by] ?? ` ${s.by}`)}`;
+  const hash = (hex) => `${hex.slice(0, 8)}…`;
+  /* What the log says of the record's events (R-REC-*, R-FAIR-*, R-X-REC-4), the same in every
+     edition: who did what, to which move or dispute, and how it ended. They were shown by their
+     names ("Dispute voted", "Dice committed"): whose vote, which way, which scene's dice? Their
+     keys are also what tells a record's entry from a move of the game. */
+  const RECORD_TEXT = {
+    TableOptionsSet: ({ options: o }) => `Disputes: open ${o.dispute_minutes} minutes; upheld by a `
+      + `${o.dispute_threshold} vote${o.owner_settles ? " or the owner" : ""}`,
+    SeatTokenIssued: (e) => `Link for seat ${e.seat} (${player(e.seat)}) issued`
+      + `${e.by === "owner" ? " by the owner: the old one no longer works" : ""}`,
+    Undone: (e) => `${player(e.seat)} undid ${span(e)}`,
+    DisputeOpened: (e) => `Dispute #${e.dispute} opened ${about(e)} (${e.needed} of ${e.voters.length} votes to uphold)`,
+    DisputeVoted: (e) => `${player(e.seat)} voted ${e.uphold ? "to uphold" : "against"} dispute #${e.dispute}`,
+    DisputeSettled: settled,
+    Rewound: (e) => `Rewound: ${span(e)} reverted`,
+    ForkMade: (e) => `Fork made after event #${e.version}`,
+    ForkedFrom: (e) => `Forked from campaign ${e.source} after its event #${e.version}`,
+    ImportedFrom: (e) => `Imported: events #1–#${e.version} of campaign ${e.source}`,
+    DiceCommitted: (e) => `Dice of scene ${e.scene} committed (SHA-256 ${hash(e.commitment)})`,
+    SeatSeedAdded: (e) => `${player(e.seat)} added a seed to the dice`,
+    SeedsClosed: (e) => `Seeds of scene ${e.scene}’s dice closed`,
+    DiceRevealed: (e) => `Dice of scene ${e.scene} revealed (seed ${hash(e.seed)})`,
+  };
   const lower = (text) => text.charAt(0).toLowerCase() + text.slice(1);
   /* Seats as a sentence's subject: "You, Ana or Ben" (this page's seat first, as "you"). */
   const anyOf = (seats) => {
@@ -443,8 +470,8 @@
 
   function logEntry(first, events) {
     const head = events[0];
-    const game = events.filter((e) => !RECORD_EVENTS.has(e.type));
-    const types = events.map((e) => (E.eventText && E.eventText(e.event)) || human(e.type));
+    const game = events.filter((e) => !RECORD_TEXT[e.type]);
+    const types = events.map((e) => (RECORD_TEXT[e.type] || E.eventText)?.(e.event) || human(e.type));
     const narration = events.map((e) => e.narration).filter(Boolean).join(" ");
     const reverted = isReverted(first);
     return el("li", {
@@ -525,26 +552,21 @@
     const ayes = Object.values(d.votes).filter(Boolean).length;
     const noes = Object.values(d.votes).length - ayes;
     return [el("div", { class: "open-dispute" },
-      el("p", {}, el("strong", {}, `Dispute #${d.id}`), ` by ${player(d.seat)} about event #${d.position}`,
-        d.actor ? ` (${player(d.actor)}’s move)` : "", `: “${d.reason}”`),
+      el("p", {}, el("strong", {}, `Dispute #${d.id}`), ` ${about(d)}`),
       el("p", { class: "meta" }, `${ayes} to uphold, ${noes} against; ${d.needed} needed to uphold. Voters: ${d.voters.map(player).join(", ")}.`),
       // R-REC-4: past its time it expires, changing nothing (a vote then records the expiry).
       el("p", { class: "meta" }, `Open until ${new Date(d.expires).toLocaleString([], { dateStyle: "medium", timeStyle: "short" })}; then it expires, changing nothing.`))];
   }
 
   /* How the last dispute ended, from its events in the log (the record keeps open ones only). */
-  const ENDED = { vote: "by vote", owner: "by the owner", expiry: "when its time ran out", withdrawal: "" };
   function disputeEnd() {
     const events = [...S.commands.values()].flat().map((e) => e.event);
-    const settled = events.filter((e) => e.type === "DisputeSettled").pop();
-    if (!settled) return [];
-    const how = ENDED[settled.by] || settled.by;
-    const r = events.find((e) => e.type === "Rewound" && e.dispute === settled.dispute);
-    const reverted = !r ? "the game went back"
-      : r.first === r.last ? `event #${r.first} reverted` : `events #${r.first}–#${r.last} reverted`;
-    const text = settled.by === "withdrawal" ? "withdrawn: the move stands."
-      : settled.upheld ? `upheld ${how}: ${reverted}.` : `rejected ${how}: the move stands.`;
-    return [el("p", { class: "meta" }, `Dispute #${settled.dispute} ${text}`)];
+    const last = events.filter((e) => e.type === "DisputeSettled").pop();
+    if (!last) return [];
+    const r = events.find((e) => e.type === "Rewound" && e.dispute === last.dispute);
+    const upheld = last.upheld && last.by !== "withdrawal";
+    return [el("p", { class: "meta" }, `${settled(last)}: `
+      + `${!upheld ? "the move stands" : r ? `${span(r)} reverted` : "the game went back"}.`)];
   }
 
   /* The open dispute's buttons, or the form that opens one. */

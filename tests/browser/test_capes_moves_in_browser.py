@@ -67,6 +67,11 @@ def bens_roll_on_the_ship(table: Table) -> None:
     """Claimed (Ben the ship's "Sails", Ana the crane's "Falls"), Ben rolls the ship's first
     die with Lightning (5): it shows 3, he keeps it, and the chance to React opens."""
     a_page_with_two_conflicts(table)
+    bens_roll_on_the_claimed_ship(table)
+
+
+def bens_roll_on_the_claimed_ship(table: Table) -> None:
+    """:func:`bens_roll_on_the_ship` after :func:`a_page_with_two_conflicts`."""
     play(table,
          c.Claim(seat=BEN, conflict=SHIP, side=0), c.PassClaiming(seat=BEN),
          c.PassClaiming(seat=CLEO),
