@@ -36,7 +36,16 @@ from capees_positions import (
     Script,
 )
 from helpers import Table, client, open_campaign
-from test_play_in_browser import Run, click_and_wait, new_context, open_table, serving, watch
+from playwright.sync_api import expect
+from test_play_in_browser import (
+    WAIT,
+    Run,
+    click_and_wait,
+    new_context,
+    open_table,
+    serving,
+    watch,
+)
 
 from cli.demo_capees import (
     ALICE,
@@ -273,9 +282,11 @@ def test_another_players_staker_gives_its_story_tokens_from_the_page(reach: Any)
     moves = alice.locator("#log li")
     checked = moves.filter(has_text="Claim of Silverstar on #1 Robbery holds").last.text_content()
     assert checked.startswith("#") and "Joe" in checked and "resolved" not in checked
+    # The log may be drawn after the board: its last entry is waited for, then read.
+    expect(moves.last).to_contain_text("Story Tokens of Night Maiden on #1 Robbery go to Joe, "
+                                       "#1 Robbery resolved for Silverstar", timeout=WAIT)
     given = moves.last.text_content()
-    assert "Alice" in given and ("Story Tokens of Night Maiden on #1 Robbery go to Joe, "
-                                 "#1 Robbery resolved for Silverstar") in given, given
+    assert "Alice" in given, given
     assert "Between scenes" in alice.text_content("#scene-line")
     assert not alice.errors, alice.errors
 
@@ -298,8 +309,10 @@ def test_a_staker_gives_its_story_tokens_to_the_player_chosen_in_the_forms_own_l
     alice.wait_for_function(f"!document.querySelector('{GIVE}')")
     assert tokens(alice, EDITOR) == editor_before + 1
     assert tokens(alice, JOE) == joe_before
-    given = alice.locator("#log li").last.text_content()
-    assert "Alice" in given and "Night Maiden on #1 Robbery go to Editor" in given, given
+    last = alice.locator("#log li").last
+    expect(last).to_contain_text("Night Maiden on #1 Robbery go to Editor", timeout=WAIT)
+    given = last.text_content()
+    assert "Alice" in given, given
     assert not alice.errors, alice.errors
 
 
