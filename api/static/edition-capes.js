@@ -181,20 +181,94 @@ Capes.editions.capes = (T) => {
     return undefined;
   }
 
-  /* What the log says of an event of play beyond its name: which ability, which die, what it
-     rolled, where the Debt went. The log said "Ability used, Debt gained, Die rolled", and a
-     player who looked away could not tell what had happened. */
+  /* What the log says of an event beyond its name: who, which character, Conflict, die and
+     value, Drive, Story Tokens and Debt. It said "Scene framed", "Character allied",
+     "Reactions opened", and a player who looked away could not tell what had happened. A
+     template's {field} is the event's field, named as FIELD says (seats by their players'
+     names, characters by theirs, Conflicts by #id, dice by id); an event carrying nothing but
+     its name keeps it ("Campaign closed"). */
+  const tokens = (n) => `${n} Story Token${n === 1 ? "" : "s"}`;
   const dieOf = (e) => `die ${e.die} of #${e.conflict}`;
-  const EVENT_TEXT = {
-    AbilityUsed: (e) => `${charName(e.character)} used ${e.ability} (${e.rating})${e.reaction ? " to React" : ""}`,
-    DebtGained: (e) => `${charName(e.character)} gained ${e.amount} Debt on ${e.drive}`,
-    DieRolled: (e) => `Rolled ${dieOf(e)}: ${e.before} → ${e.rolled}`,
-    RollAccepted: (e) => `Kept ${e.value} on ${dieOf(e)}`,
-    RollRejected: (e) => `Rejected the roll: ${dieOf(e)} back to ${e.value}`,
-    DebtStaked: (e) => `${charName(e.character)} staked ${e.amount} ${e.drive} Debt under ${dieOf(e)}`,
-    Gloated: (e) => `Gloated on #${e.conflict} for ${e.tokens} Story Token${e.tokens === 1 ? "" : "s"}`,
+  /* A Conflict as the log and the status name it (#1 “The bridge collapses”): as it was
+     created, from the log, since one resolved since is on no board. */
+  const made = (id) => [...S.commands.values()].flat()
+    .filter((x) => x.type === "ConflictCreated" && x.event.conflict === id).pop()?.event;
+  const titled = (id) => { const t = made(id)?.text || conflictOf(id)?.text; return t ? `#${id} “${t}”` : `#${id}`; };
+  // An original side by the label it was created with (a Schism's may move down, R-SCHISM-1).
+  const sideName = (e) => {
+    const l = made(e.conflict)?.sides[e.side] || conflictOf(e.conflict)?.sides[e.side]?.label;
+    return l ? `“${l}”` : `side ${e.side}`;
   };
-  const eventText = (e) => (EVENT_TEXT[e.type] ? EVENT_TEXT[e.type](e) : undefined);
+  const FIELD = {
+    seat: player, to: player, framer: player, creator: player, next_framer: player,
+    character: charName, exemplar: charName, conflict: (v) => `#${v}`, die: (v) => `die ${v}`,
+    cost: (v) => (v ? ` for ${tokens(v)}` : ""), side: (v, e) => sideName(e),
+    seats: (v) => v.map(player).join(" or "), order: (v) => v.map(player).join(", "),
+    dice: (v) => `dice ${v.join(", ")}`,
+  };
+  const back = (list, to = "to") => list.map((d) => `${d.amount} ${d.drive} ${to} ${charName(d.character)}`).join(", ");
+  // R-RES-2, R-RES-4, R-DEAD-1: the Debt back to its Drives and the Inspirations made.
+  const ended = (e) => e.inspirations.map((i) => `; Inspiration #${i.inspiration} (${i.value}) to ${player(i.seat)}`).join("")
+    + (e.debt_returned.length ? `; Debt back: ${back(e.debt_returned)}` : "");
+  const EVENT_TEXT = {
+    CampaignCreated: "Campaign “{name}” created",
+    PlayerSeated: (e) => `${e.name} took seat ${e.seat}`,
+    CampaignForked: "Forked as “{name}”",
+    CharacterCreated: "{name} created ({method})",
+    ExemplarLinked: "{exemplar} linked as Exemplar of {character} ({drive})",
+    ExemplarRequested: "{seat} asked to link {exemplar} as Exemplar of {character} ({drive})",
+    CharacterEdited: "{name} edited ({method})",
+    FramingPassed: "{seat} passed framing to {to}",
+    SceneFramed: (e) => `Scene ${e.scene} framed by ${player(e.framer)}${e.text ? `: “${e.text}”` : ""}`,
+    CharacterChosen: "{seat} chose {character}{cost}",
+    SceneEnded: "Scene {scene} ended ({next_framer} frames next)",
+    PageStarted: (e) => `Page ${e.page} started by ${player(e.starter)}`
+      + (e.overdrawn.length ? ` (Overdrawn: ${e.overdrawn.map((o) => `${o.drive} of ${charName(o.character)}`).join(", ")})` : ""),
+    // R-PAGE-2: the Overdrawn roll keeps only a lower value.
+    OverdrawnDieRolled: (e) => `Overdrawn ${e.drive} of ${charName(e.character)}: ${dieOf(e)}: `
+      + (e.kept ? `${e.before} → ${e.rolled}` : `rolled ${e.rolled}, stays ${e.before}`),
+    PhaseBegan: (e) => `Phase: ${human(e.phase)}${e.seat ? ` (${player(e.seat)} first)` : ""}`,
+    ClaimTurnPassed: (e) => `${player(e.seat)} passed to ${player(e.to)}${e.idle ? " (idle)" : ""}`,
+    ClaimMade: "{seat} claimed {side} of {conflict}{cost}",
+    PageEnded: "Page {page} ended",
+    ConflictCreated: (e) => `${human(e.kind)} #${e.conflict} “${e.text}” created (${e.sides.join(" / ")}`
+      + `${e.names.length ? `; names ${e.names.map(charName).join(", ")}` : ""})`
+      + (e.free_for ? ` as the Free Conflict of ${e.free_for.map(charName).join(" and ")}` : FIELD.cost(e.cost)),
+    ConflictVetoed: (e) => `${player(e.seat)} vetoed ${titled(e.conflict)}`,
+    CharacterAllied: "{character} allied with {side} of {conflict}",
+    TurnStarted: "{seat}’s turn with {character}{cost}",
+    TurnEnded: "{seat}’s turn ended",
+    // R-STAKE-4: no Ability used, the turn's stakes go back.
+    ProvisionalStakesReturned: (e) => `Stakes back: ${back(e.returned)}`,
+    TurnPassed: "{seat} passed the turn to {to}",
+    AbilityUsed: (e) => `${charName(e.character)} used ${e.ability} (${e.rating})${e.reaction ? " to React" : ""}`,
+    DebtGained: "{character} gained {amount} Debt on {drive}",
+    AbilityBlocked: "{ability} of {character} blocked",
+    DieRolled: "Rolled {die} of {conflict}: {before} → {rolled}",
+    RollAccepted: "Kept {value} on {die} of {conflict}",
+    RollRejected: "Rejected the roll: {die} of {conflict} back to {value}",
+    ReactionsOpened: "Reactions to {die} of {conflict} opened ({order})",
+    ReactionPassed: "{seat} did not react",
+    ReactionsClosed: "Reactions to {die} of {conflict} closed",
+    AndThenRequired: "“And Then” for {side} of {conflict} by {seats}",
+    Narrated: (e) => `${player(e.seat)} narrated${e.and_then ? " the “And Then”" : ""}`,
+    DebtStaked: "{character} staked {amount} {drive} Debt under {die} of {conflict}",
+    DieSplit: (e) => `${charName(e.character)} split ${dieOf(e)} into `
+      + [[e.die, e.value], ...e.new_dice].map(([d, v]) => `die ${d} (${v})`).join(" + "),
+    SideSchismed: "{character} split “{label}” off {side} of {conflict} with {dice}",
+    InspirationRaised: "{seat} raised Inspiration #{inspiration} to {value}",
+    InspirationSpent: "{seat} spent Inspiration #{inspiration} on {die} of {conflict}: {before} → {value}",
+    ConflictResolved: (e) => `${titled(e.conflict)} resolved: ${sideName(e)} won`
+      + (e.goal_failed_by.length ? `; Goal failed for ${e.goal_failed_by.map(charName).join(", ")}` : "")
+      + e.tokens.map((g) => `; ${player(g.giver)} gave ${player(g.recipient)} ${tokens(g.count)}`).join("")
+      + (e.debt_spent.length ? `; Debt spent: ${back(e.debt_spent, "of")}` : "") + ended(e),
+    Gloated: (e) => `Gloated on #${e.conflict} for ${tokens(e.tokens)}`,
+    ConflictDeadlocked: (e) => `${titled(e.conflict)} deadlocked${ended(e)}`,
+  };
+  const eventText = (e) => {
+    const t = EVENT_TEXT[e.type];
+    return typeof t === "string" ? t.replace(/\{(\w+)\}/g, (_, k) => (FIELD[k] || String)(e[k], e)) : t?.(e);
+  };
 
   /* A picker's question in a player's words, where the server's is the API's: the Story
      Tokens' was "giver seat -> {recipient seat: count}". */
@@ -456,15 +530,12 @@ Capes.editions.capes = (T) => {
   const vetoers = (b) => b.vetoable.map((id) => [id, (b.vetoers || {})[id]
     || Object.keys(b.waiting_for).map(Number).filter((s) => b.waiting_for[s].includes("veto"))]);
 
-  /* A Conflict as the status names it: #1 “The bridge collapses”. */
-  const titled = (b, id) => `#${id} “${(b.conflicts.find((c) => c.id === id) || {}).text}”`;
-
   /* The status's words for an aside move: who may veto what, or declare which Conflicts
      Deadlocked (R-DEAD-1: it said who might "declare a deadlock", of no Conflict). */
   const aside = (type, seats, b) => (type === "veto" ? vetoers(b).map(([id, who]) =>
-    `${anyOf(who)} may veto ${titled(b, id)} before the next turn starts.`).join(" ")
+    `${anyOf(who)} may veto ${titled(id)} before the next turn starts.`).join(" ")
     : (b.deadlockable || []).length
-      && `${anyOf(seats)} may declare ${b.deadlockable.map((id) => titled(b, id)).join(" or ")} deadlocked.`);
+      && `${anyOf(seats)} may declare ${b.deadlockable.map(titled).join(" or ")} deadlocked.`);
 
   return { MOVES, ASIDE, aside, options, strings, fill, choiceText, question, label, eventText, renderBoard, renderLedgers, renderCharacters, summary, say };
 };

@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 from helpers import Table, open_campaign
+from test_capees_log_in_browser import log, said_in_full
 from test_play_in_browser import APOS, Run, serving
 from test_table_page_in_browser import Opener, commands_sent, http, open_page
 
 from cli.demo import NIGHTJAR_BUILD, TEMPEST_BUILD
 from domain.capes import commands as c
+from domain.capes.events import EVENT_TYPES
 
 pytestmark = pytest.mark.browser
 
@@ -93,6 +95,18 @@ def bens_split_die(table: Table) -> None:
          c.SplitDie(seat=BEN, conflict=SHIP, die=1, into=2))
 
 
+def the_ship_to_resolve(table: Table) -> None:
+    """After :func:`bens_split_die`, Ben ends his turn; Ana rolls the crane's die with Sonic
+    Cry (Justice), keeps 3, nobody reacts and she ends hers: Ben, the Starter, resolves the
+    ship first (R-PAGE-7)."""
+    bens_split_die(table)
+    play(table, c.EndTurn(seat=BEN),
+         c.StartTurn(seat=ANA, character=NIGHTJAR),
+         c.RollDie(seat=ANA, ability="Sonic Cry", conflict=CRANE, die=1, drive="Justice"),
+         c.AcceptRoll(seat=ANA), c.PassReaction(seat=ANA), c.PassReaction(seat=BEN),
+         c.EndTurn(seat=ANA))
+
+
 def bens_page(http: Any, open_page: Opener, setup: Callable[[Table], None]) -> tuple[Table, Any]:
     """A table of Ana, Ben and Cleo, played over HTTP by ``setup``; Ben's page."""
     table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
@@ -131,6 +145,36 @@ def test_a_reaction_says_which_die_it_is_to_and_offers_the_abilities_rated_for_i
     form.locator("[name=ability]").select_option("Thunderclap")
     click_and_see(ben, form.get_by_role("button", name="React"), table)
     assert table.query("board")["turn"]["roll"] == [SHIP, 1, 3, 3]
+
+
+def test_the_log_says_what_each_move_of_a_page_did_and_names_no_event_by_its_type_alone(
+    http: Any, open_page: Opener
+) -> None:
+    """Given Ben's split die on the ship, Ana's roll on the crane and Ben resolving the ship:
+    then Ben's log says who framed the scene, chose, claimed, allied with which side, which
+    Conflict was created with which sides, who was to react in which order, how the die was
+    split and how the ship was resolved. It said "Scene framed", "Character chosen",
+    "Character allied", "Reactions opened"."""
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
+    the_ship_to_resolve(table)
+    play(table, c.Resolve(seat=BEN, conflict=SHIP, pairs=((1, 2),)))
+    ben = open_page(table, table.tokens[BEN])
+    said = log(ben)
+    assert any(x.startswith("Scene 1 framed by Ana: “The docks”") for x in said), said
+    assert "Ana chose Nightjar" in said
+    assert "Cleo passed to Ana (idle)" in said
+    assert "Event #2 “The ship sails” created (Sails / Stays)" in said
+    assert "Ben claimed “Sails” of #2" in said
+    assert ("Kept 3 on die 1 of #2, Tempest allied with “Sails” of #2, "
+            "Reactions to die 1 of #2 opened (Ben, Cleo, Ana)") in said
+    assert ("Tempest split die 1 of #2 into die 1 (2) + die 3 (1), "
+            "Tempest staked 1 Undifferentiated Debt under die 3 of #2") in said
+    # R-RES-3, R-RES-4: the winning side's Debt leaves Tempest; a pair and a leftover die.
+    assert said[-1] == (
+        "#2 “The ship sails” resolved: “Sails” won; Debt spent: 1 Undifferentiated of Tempest, "
+        "1 Undifferentiated of Tempest; Inspiration #1 (1) to Ben; Inspiration #2 (1) to Ben")
+    said_in_full(ben, EVENT_TYPES)
+    assert not ben.errors, ben.errors
 
 
 def test_a_schisms_dice_are_chosen_from_the_sides_dice_each_named_by_its_controller(
@@ -280,12 +324,7 @@ def test_the_dice_to_pair_at_resolution_are_asked_for_in_a_players_words(
     http: Any, open_page: Opener
 ) -> None:
     table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
-    bens_split_die(table)
-    play(table, c.EndTurn(seat=BEN),
-         c.StartTurn(seat=ANA, character=NIGHTJAR),
-         c.RollDie(seat=ANA, ability="Sonic Cry", conflict=CRANE, die=1, drive="Justice"),
-         c.AcceptRoll(seat=ANA), c.PassReaction(seat=ANA), c.PassReaction(seat=BEN),
-         c.EndTurn(seat=ANA))
+    the_ship_to_resolve(table)
     ben = open_page(table, table.tokens[BEN])
     ben.locator("form[data-move=resolve]").get_by_role("button", name="Resolve").click()
     picker = ben.get_by_role("dialog")

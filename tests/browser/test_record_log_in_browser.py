@@ -31,6 +31,7 @@ from test_play_in_browser import Run, serving
 from test_table_page_in_browser import Opener, http, open_page
 
 from cli.demo_capees import ALICE, DEMO_DICE, JOE
+from domain.capes.events import EVENT_TYPES as CAPES_EVENT_TYPES
 from domain.record.events import RECORD_EVENT_TYPES
 
 pytestmark = pytest.mark.browser
@@ -113,7 +114,8 @@ def test_the_capes_log_says_what_each_record_event_did(http: Any, open_page: Ope
     """Given Ana, Ben and Cleo's page of two Conflicts, Ana's seed in the scene's dice, Ben's
     roll on the ship, which he keeps and then undoes, three disputes of Ana's about it
     (withdrawn, rejected by Cleo's vote, upheld by the owner) and a fork: then Ben's log says
-    who did what to which event and dispute, and how each ended, in words."""
+    who did what to which event and dispute, and how each ended, in words, and no event of
+    the log, the edition's or the record's, is named by its type alone."""
     table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
     a_page_with_two_conflicts(table)
     table.play("", {"type": "add_seed", "seat": ANA, "seed": "the harbor at midnight"})
@@ -138,6 +140,7 @@ def test_the_capes_log_says_what_each_record_event_did(http: Any, open_page: Ope
     said_of_links_and_disputes(said, "Cleo")
     assert f"Fork made after event #{table.version() - 1}" in said
     no_bare_record_event(ben)
+    said_in_full(ben, CAPES_EVENT_TYPES)
     assert not ben.errors, ben.errors
 
 

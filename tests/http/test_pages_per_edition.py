@@ -76,6 +76,20 @@ def test_the_capees_log_words_every_event_that_carries_more_than_its_name() -> N
     assert worded == {t.__name__ for t in EVENT_TYPES if t.__struct_fields__}
 
 
+def test_the_capes_log_words_every_event_that_carries_more_than_its_name() -> None:
+    """The Capes page's log says what each event of the edition did (``EVENT_TEXT`` in its
+    script, one ``Name: "template"`` or ``Name: (e) =>`` a line): which characters, seats,
+    Conflicts, dice and values, Drives, Story Tokens and Debt. It named most of them only
+    ("Character created", "Scene framed", "Reactions opened"); only the events with nothing in
+    them but their name keep it ("Campaign closed")."""
+    from domain.capes.events import EVENT_TYPES
+
+    source = (STATIC / "edition-capes.js").read_text()
+    table = source.split("const EVENT_TEXT = {")[1].split("\n  };")[0]
+    worded = set(re.findall(r'^ +(\w+): (?:\(e\) =>|")', table, re.MULTILINE))
+    assert worded == {t.__name__ for t in EVENT_TYPES if t.__struct_fields__}
+
+
 def test_the_analytics_page_of_a_capees_campaign_draws_its_victory_points(
     client: TestClient[Any],
 ) -> None:
