@@ -468,10 +468,15 @@
   const logKey = (first, events) =>
     `${first}-${events[events.length - 1].position}${isReverted(first) ? "-reverted" : ""}`;
 
+  /* What an event of the log did, in words: the record's, else the edition's, else its name.
+     The log, the dispute form's moves and the preview's reverted events say it alike (the
+     last two said "Ability used, Debt gained, Die rolled"). */
+  const worded = (e) => (RECORD_TEXT[e.type] || E.eventText)?.(e.event) || human(e.type);
+
   function logEntry(first, events) {
     const head = events[0];
     const game = events.filter((e) => !RECORD_TEXT[e.type]);
-    const types = events.map((e) => (RECORD_TEXT[e.type] || E.eventText)?.(e.event) || human(e.type));
+    const types = events.map(worded);
     const narration = events.map((e) => e.narration).filter(Boolean).join(" ");
     const reverted = isReverted(first);
     return el("li", {
@@ -599,7 +604,7 @@
     const form = el("form", { id: "dispute-form", class: "stack" },
       el("label", { for: "dispute-move" }, "Dispute a move"),
       el("select", { id: "dispute-move", name: "position" }, moves.map(([first, evs]) =>
-        el("option", { value: first }, `#${first} ${player(evs[0].seat)}: ${evs.map((e) => human(e.type)).join(", ")}`))),
+        el("option", { value: first }, `#${first} ${player(evs[0].seat)}: ${evs.map(worded).join(", ")}`))),
       el("label", { for: "dispute-reason" }, "Why"),
       el("input", { id: "dispute-reason", name: "reason", maxlength: 1000, autocomplete: "off" }),
       el("div", { class: "row" },
@@ -623,7 +628,7 @@
       $("preview").replaceChildren(el("div", { class: "preview", role: "status" },
         el("p", {}, `Upheld, the game goes back to just before event #${p.first}: `,
           `${p.reverted.length} event${p.reverted.length === 1 ? "" : "s"} undone (`,
-          p.reverted.map((e) => human(e.type)).join(", "), ").",),
+          p.reverted.map(worded).join(", "), ").",),
         el("p", { class: "meta" }, E.summary(b),
           `; waiting for ${Object.keys(b.waiting_for).map((s) => player(Number(s))).join(", ") || "nobody"}.`)));
     } catch (err) {

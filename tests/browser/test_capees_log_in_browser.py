@@ -49,14 +49,19 @@ def entry(page: Any, start: str) -> str:
     return [x for x in log(page) if x.startswith(start)][-1]
 
 
+def terse(events: tuple[type[Any], ...] = EVENT_TYPES) -> set[str]:
+    """How the page names an event it has no words for ("Die rolled"): an event of the
+    edition (``events``, CAPEES!'s unless told) that carries more than its name must never be
+    shown so."""
+    return {re.sub(r"([a-z])([A-Z])", r"\1 \2", t.__name__).capitalize()
+            for t in events if t.__struct_fields__}
+
+
 def said_in_full(page: Any, events: tuple[type[Any], ...] = EVENT_TYPES) -> None:
-    """No entry of the log names an event only (its events are joined by commas). How the log
-    names an event it has no words for ("Die rolled"): an event of the edition (``events``,
-    CAPEES!'s unless told) that carries more than its name must never be shown so."""
-    terse = {re.sub(r"([a-z])([A-Z])", r"\1 \2", t.__name__).capitalize()
-             for t in events if t.__struct_fields__}
+    """No entry of the log names an event of ``events`` only (its events are joined by
+    commas)."""
     for said in log(page):
-        assert not terse & set(said.split(", ")), said
+        assert not terse(events) & set(said.split(", ")), said
 
 
 def unhashed(said: str) -> str:

@@ -3,7 +3,8 @@ the table's options, who undid which events, who disputed which move and why, wh
 way, how each dispute ended and what it reverted, which scene's dice were committed, seeded,
 closed and revealed, where a fork was made (R-REC-1…R-REC-6, R-FAIR-1…R-FAIR-5, R-X-REC-4).
 The log showed them by their bare names ("Dispute voted", "Dice committed"): whose vote, which
-way, on which dispute?
+way, on which dispute? The dispute form's moves and its preview's reverted events are named in
+the log's words too.
 
 Each campaign is played over HTTP by the seats' and the owner's tokens, on a real server with
 scripted dice; then a seat opens the table in Chromium and reads its log.
@@ -19,13 +20,14 @@ from typing import Any
 import pytest
 from capees_positions import SPLITTING
 from helpers import Table, open_campaign
-from test_capees_log_in_browser import log, said_in_full
+from test_capees_log_in_browser import log, said_in_full, terse
 from test_capees_pickers_in_browser import play as play_capees
 from test_capes_moves_in_browser import (
     ANA,
     BEN,
     a_page_with_two_conflicts,
     bens_roll_on_the_claimed_ship,
+    bens_roll_on_the_ship,
 )
 from test_play_in_browser import Run, serving
 from test_table_page_in_browser import Opener, http, open_page
@@ -165,3 +167,30 @@ def test_the_capees_log_says_what_each_record_event_did(http: Any, open_page: Op
     no_bare_record_event(alice)
     said_in_full(alice)
     assert not alice.errors, alice.errors
+
+
+def test_the_dispute_form_and_its_preview_name_the_moves_in_the_logs_words(
+    http: Any, open_page: Opener
+) -> None:
+    """Given Ben's roll on the ship, which he keeps: then Ana's *Dispute a move* lists his
+    moves as the log says them, and *Preview without it* names the events upholding it would
+    revert so too (R-REC-2). Both said "Ability used, Debt gained, Die rolled"."""
+    table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
+    bens_roll_on_the_ship(table)
+    ana = open_page(table, table.tokens[ANA])
+    rolled = "Tempest used Lightning (5), Tempest gained 1 Debt on Undifferentiated, " \
+        "Rolled die 1 of #2: 1 \N{RIGHTWARDS ARROW} 3"
+    kept = "Kept 3 on die 1 of #2, Tempest allied with \u201cSails\u201d of #2, " \
+        "Reactions to die 1 of #2 opened (Ben, Cleo, Ana)"
+    moves = ana.get_by_label("Dispute a move")
+    moves.locator("option").first.wait_for(state="attached")  # the record comes after the board
+    offered = [re.sub(r"^#\d+ ", "", x) for x in moves.locator("option").all_text_contents()]
+    assert offered[:2] == [f"Ben: {kept}", f"Ben: {rolled}"], offered
+    named = {x for said in offered for x in said.split(": ", 1)[1].split(", ")}
+    assert not terse(CAPES_EVENT_TYPES) & named, offered
+    moves.select_option(index=1)
+    ana.get_by_role("button", name="Preview without it").click()
+    ana.locator("#preview").wait_for()
+    preview = ana.text_content("#preview")
+    assert f"6 events undone ({rolled}, {kept})." in preview, preview
+    assert not ana.errors, ana.errors
