@@ -191,8 +191,19 @@ Capes.editions.capes = (T) => {
   const dieOf = (e) => `die ${e.die} of #${e.conflict}`;
   /* A Conflict as the log and the status name it (#1 “The bridge collapses”): as it was
      created, from the log, since one resolved since is on no board. */
-  const made = (id) => [...S.commands.values()].flat()
-    .filter((x) => x.type === "ConflictCreated" && x.event.conflict === id).pop()?.event;
+  // Read once per event heard, not once per name: a long log named each Conflict by a scan of
+  // every event. The last one made under an id counts (an undo may give its id again).
+  let madeOf = [-1, new Map()];
+  const made = (id) => {
+    if (madeOf[0] !== S.logged) {
+      const byId = new Map();
+      for (const x of S.commands.values()) {
+        for (const e of x) if (e.type === "ConflictCreated") byId.set(e.event.conflict, e.event);
+      }
+      madeOf = [S.logged, byId];
+    }
+    return madeOf[1].get(id);
+  };
   const titled = (id) => { const t = made(id)?.text || conflictOf(id)?.text; return t ? `#${id} “${t}”` : `#${id}`; };
   // An original side by the label it was created with (a Schism's may move down, R-SCHISM-1).
   const sideName = (e) => {

@@ -30,6 +30,7 @@
     me: { seat: null, owner: false }, version: 0, board: null, ledgers: [], characters: [],
     record: null, commands: new Map(), past: null, refreshing: false, again: false,
     sending: false, applied: 0, drawn: 0, heard: 0,
+    logged: 0,  // events held: what an edition caches of them is keyed by it
   };
   const call = (method, path, body) => api(TOKEN, method, BASE + path, body);
   document.addEventListener("capes:broken", (e) => {
@@ -780,7 +781,10 @@
   /* An event of the log, from the stream or read after a move; once only, whichever brings it. */
   function hear(event) {
     const list = S.commands.get(event.command) || [];
-    if (!list.some((e) => e.position === event.position)) list.push(event);
+    if (!list.some((e) => e.position === event.position)) {
+      list.push(event);
+      S.logged += 1;
+    }
     S.commands.set(event.command, list);
     S.heard = Math.max(S.heard, event.position);
   }
