@@ -42,9 +42,9 @@ Capes.editions.capees = (T) => {
     ? character(form.elements.character.value)
     : character((S.board.action || {}).character) || mine()[0]);
 
-  /* C-PROM-6: balancing adds to the side with the lower Prominence total, the only side the
-     server accepts then: it is sent, not asked (a picker asked it, offering that side alone).
-     Null with both sides at 0, where the Editor gives a point to each: then he chooses. */
+  /* C-PROM-6: balancing adds to the side with the lower Prominence total, which the server
+     gives a character with no side yet unasked: the form shows no Side then, and its move is
+     named after that side. Null with both sides at 0, where the Editor chooses. */
   const lowerSide = (b = S.board) => (b.hero_prominence === b.opponent_prominence ? null
     : b.hero_prominence < b.opponent_prominence ? "hero" : "opponent");
 
@@ -239,13 +239,6 @@ Capes.editions.capees = (T) => {
   };
   const eventText = (e) => EVENT_TEXT[e.type.replace(/^capees\./, "")]?.(e);
 
-  /* Balance's side where the rules fix it (its field is then not shown). */
-  function fill(command, name, kind) {
-    if (kind !== "lower-side" || !lowerSide()) return false;
-    command.side = lowerSide();
-    return true;
-  }
-
   /* Balance's name says which side its points go to where only one may have them. */
   const label = (type, seat, b) => (type === "capees.balance" && lowerSide(b)
     ? `Balance Prominence (${SIDE[lowerSide(b)]} side)` : undefined);
@@ -422,5 +415,5 @@ Capes.editions.capees = (T) => {
     }
   });
 
-  return { MOVES, options, strings, fill, label, eventText, choiceText, renderBoard, renderLedgers, renderCharacters, summary };
+  return { MOVES, options, strings, label, eventText, choiceText, renderBoard, renderLedgers, renderCharacters, summary };
 };
