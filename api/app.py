@@ -52,9 +52,7 @@ from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, Schema, SecurityScheme, Tag
-from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.static_files import create_static_files_router
-from litestar.template.config import TemplateConfig
 from litestar.types import Message, Scope
 from litestar.typing import FieldDefinition
 
@@ -329,11 +327,12 @@ def create_app(
     # naming it, not a 500.
     unreachable = dict.fromkeys((OperationalError, InterfaceError, StoreUnreachable),
                                 problems.store_unreachable(describe_persistence(campaigns.env)))
+    templates, static_files = pages.browser_files()
     handlers: list[Any] = [h for module in ROUTE_MODULES for h in module.HANDLERS]
-    handlers.append(assets)
+    handlers += [assets, static_files]
     return Litestar(
         route_handlers=handlers,
-        template_config=TemplateConfig(directory=pages.TEMPLATES, engine=JinjaTemplateEngine),
+        template_config=templates,
         cors_config=cors_config(environ),
         dependencies={
             "services": Provide(lambda: services, use_cache=True, sync_to_thread=False),

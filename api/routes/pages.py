@@ -4,7 +4,8 @@
 - ``GET /play/{id}``: the table of a campaign: board, ledgers, legal moves, log, record.
 - ``GET /play/{id}/analytics``: the campaign's charts.
 - ``GET /static/...``: the pages' scripts and styles, served by this process (no CDN, no
-  build step).
+  build step), each named by the pages with its fingerprint and then kept by browsers for a
+  year (:mod:`api.static_assets`). The pages and these files are gzipped; the API is not.
 - ``POST /campaigns/{id}/session``: exchanges the bearer token (header) for an HttpOnly,
   SameSite=Strict cookie scoped to ``/campaigns/{id}``, which authenticates reads only, so
   that the page's ``EventSource``, chart ``<img>`` tags and export link carry no token.
@@ -21,21 +22,25 @@ from typing import Any
 from uuid import UUID
 
 import msgspec
-from litestar import Litestar, Request, Response, get, post
+from litestar import Litestar, Request, Response, Router, get, post
 from litestar.datastructures import Cookie
 from litestar.params import FromPath
+from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.response import Template
 from litestar.static_files import create_static_files_router
+from litestar.template.config import TemplateConfig
 
 from api import problems
 from api.services import SESSION_COOKIE, ActorDep, Services, ServicesDep, _token, in_thread
+from api.static_assets import GZIPPED, AssetCaching, Fingerprints
 from application.errors import CampaignNotFound
 
 HERE = Path(__file__).resolve().parent.parent
 #: The Jinja2 templates of the pages.
 TEMPLATES = HERE / "templates"
-#: Scripts and styles, served under /static.
+#: Scripts and styles, served under STATIC_PATH.
 STATIC = HERE / "static"
+STATIC_PATH = "/static"
 #: Headers of every page: no Referer leaves it, nothing is loaded from elsewhere.
 PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer",
@@ -127,11 +132,21 @@ async def open_session(
     return Response(Session(seat=actor.seat, owner=actor.owner), cookies=[cookie])
 
 
+def browser_files() -> tuple[TemplateConfig[JinjaTemplateEngine], Router]:
+    """The pages' templates and the router of their static files, sharing the files'
+    fingerprints, computed here once as the app is built (the templates' ``asset(name)``)."""
+    fingerprints = Fingerprints.of(STATIC, STATIC_PATH)
+    templates = TemplateConfig(directory=TEMPLATES, engine=JinjaTemplateEngine,
+                               engine_callback=fingerprints.into_templates)
+    # Gzip outside, so that a 304 (no body) is left as it is.
+    files = create_static_files_router(path=STATIC_PATH, directories=[STATIC],
+                                       include_in_schema=False, name="static",
+                                       middleware=[GZIPPED, AssetCaching(fingerprints)])
+    return templates, files
+
+
 HANDLERS: list[Any] = [
-    lobby_page,
-    table_page,
-    analytics_page,
+    # Only the pages are gzipped, never the API (its JSON answers, its event stream).
+    Router("/", route_handlers=[lobby_page, table_page, analytics_page], middleware=[GZIPPED]),
     open_session,
-    create_static_files_router(path="/static", directories=[STATIC], include_in_schema=False,
-                               name="static"),
 ]

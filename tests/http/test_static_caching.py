@@ -1,0 +1,186 @@
+"""A player's phone fetches the pages' scripts and styles once: each page names an asset by the
+fingerprint of its bytes (``/static/table.js?v=<12 hex digits of its SHA-256>``), answered with
+a year's immutable ``Cache-Control``; one asked otherwise is revalidated on each use (its
+``ETag`` or ``Last-Modified``: a 304, no body). Pages and assets are gzipped for a browser that
+takes gzip; the API's JSON answers and the live event stream never are.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import app_client, bearer, client, open_campaign, server, sse_messages, subscribe
+from litestar.testing import TestClient
+
+from api.routes.pages import STATIC
+from api.static_assets import Fingerprints
+from application.config import persistence_env
+
+#: What a browser that takes gzip sends (httpx's own default also offers it).
+GZIP = {"Accept-Encoding": "gzip"}
+#: What a client that takes no compression sends.
+IDENTITY = {"Accept-Encoding": "identity"}
+#: A static file's URL in a page: its name and its fingerprint, if any.
+ASSET_URL = re.compile(r'(?:src|href)="/static/([^"?]+)(?:\?v=([^"]*))?"')
+
+
+@pytest.fixture
+def http() -> Iterator[TestClient[Any]]:
+    with app_client(persistence_env({"CAPES_DB": ":memory:"})) as test_client:
+        yield test_client
+
+
+def sha256_prefix(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def directives(cache_control: str) -> set[str]:
+    return {d.strip() for d in cache_control.split(",")}
+
+
+def page_paths(http: TestClient[Any]) -> list[str]:
+    """The lobby, and each edition's table and analytics pages."""
+    paths = ["/"]
+    for edition in ("capes", "capees"):
+        table = open_campaign(http, edition=edition)
+        paths += [f"/play/{table.campaign_id}", f"/play/{table.campaign_id}/analytics"]
+    return paths
+
+
+def asset_url(http: TestClient[Any], name: str) -> str:
+    """The URL the lobby or a table page names ``name`` by."""
+    for path in page_paths(http):
+        for found, fingerprint in ASSET_URL.findall(http.get(path).text):
+            if found == name:
+                return f"/static/{found}?v={fingerprint}"
+    raise AssertionError(f"no page names {name}")
+
+
+def test_every_asset_a_page_names_carries_the_sha256_of_its_bytes(
+    http: TestClient[Any],
+) -> None:
+    named: set[str] = set()
+    for path in page_paths(http):
+        urls = ASSET_URL.findall(http.get(path).text)
+        assert urls, path
+        for name, fingerprint in urls:
+            assert fingerprint == sha256_prefix(STATIC / name), f"{path} names {name}"
+        named |= {name for name, _ in urls}
+    assert named == {p.name for p in STATIC.iterdir()}
+
+
+def test_a_files_fingerprint_changes_when_its_bytes_change(tmp_path: Path) -> None:
+    script = tmp_path / "table.js"
+    script.write_text("let seats = 3;")
+    before = Fingerprints.of(tmp_path, "/static")
+    script.write_text("let seats = 4;")
+    after = Fingerprints.of(tmp_path, "/static")
+    assert after.url("table.js") == f"/static/table.js?v={sha256_prefix(script)}"
+    assert before.url("table.js") != after.url("table.js")
+    with pytest.raises(LookupError, match=r"nothing\.js"):
+        after.url("nothing.js")
+
+
+def test_an_asset_asked_by_its_fingerprint_is_cached_for_a_year_as_immutable(
+    http: TestClient[Any],
+) -> None:
+    for name in ("table.js", "capes.css", "favicon.svg"):
+        served = http.get(asset_url(http, name))
+        assert served.status_code == 200 and served.content == (STATIC / name).read_bytes()
+        assert directives(served.headers["cache-control"]) == {
+            "public", "max-age=31536000", "immutable"}, name
+        assert served.headers["etag"] and served.headers["last-modified"]
+
+
+def test_an_asset_asked_without_its_current_fingerprint_is_revalidated_on_each_use(
+    http: TestClient[Any],
+) -> None:
+    """An old page's URL (or none) may name other bytes than those served: never kept."""
+    for url in ("/static/table.js", "/static/table.js?v=000000000000"):
+        served = http.get(url)
+        assert served.status_code == 200 and served.headers["cache-control"] == "no-cache"
+
+
+def test_a_browser_revalidating_an_asset_by_its_etag_or_its_date_gets_304_and_no_body(
+    http: TestClient[Any],
+) -> None:
+    url = asset_url(http, "capes.css")
+    served = http.get(url, headers=GZIP)
+    etag, modified = served.headers["etag"], served.headers["last-modified"]
+    for conditions in ({"If-None-Match": etag}, {"If-None-Match": f'"other", W/{etag}'},
+                       {"If-None-Match": "*"}, {"If-Modified-Since": modified}):
+        again = http.get(url, headers={**GZIP, **conditions})
+        assert again.status_code == 304, conditions
+        assert again.content == b"" and "content-encoding" not in again.headers
+        assert again.headers["etag"] == etag
+        assert again.headers["cache-control"] == served.headers["cache-control"]
+        head = http.head(url, headers=conditions)
+        assert head.status_code == 304, conditions
+    # An ETag that does not match is a full answer, whatever the date says (RFC 9110 13.2.2).
+    for conditions in ({"If-None-Match": '"other"'},
+                       {"If-None-Match": '"other"', "If-Modified-Since": modified},
+                       {"If-Modified-Since": "Thu, 01 Jan 1970 00:00:00 GMT"},
+                       {"If-Modified-Since": "not a date"}):
+        changed = http.get(url, headers=conditions)
+        assert changed.status_code == 200 and changed.content == (STATIC / "capes.css").read_bytes()
+
+
+def test_pages_and_assets_are_gzipped_for_a_browser_that_accepts_gzip(
+    http: TestClient[Any],
+) -> None:
+    for path in page_paths(http):
+        page = http.get(path, headers=GZIP)
+        assert page.headers["content-encoding"] == "gzip", path
+        assert "accept-encoding" in page.headers["vary"].lower()
+        assert "default-src 'self'" in page.headers["content-security-policy"]
+    for name in ("table.js", "edition-capes.js", "capes.css"):
+        with http.stream("GET", asset_url(http, name), headers=GZIP) as served:
+            raw = b"".join(served.iter_raw())
+            assert served.headers["content-encoding"] == "gzip", name
+            assert served.headers["content-type"].startswith(("text/javascript", "text/css"))
+        original = (STATIC / name).read_bytes()
+        assert gzip.decompress(raw) == original and len(raw) < len(original) / 2, name
+        assert int(served.headers["content-length"]) == len(raw)
+
+
+def test_nothing_is_compressed_for_a_browser_that_does_not_accept_gzip(
+    http: TestClient[Any],
+) -> None:
+    for path in [*page_paths(http), asset_url(http, "table.js")]:
+        with http.stream("GET", path, headers=IDENTITY) as served:
+            raw = b"".join(served.iter_raw())
+        assert "content-encoding" not in served.headers, path
+        assert int(served.headers["content-length"]) == len(raw)
+    assert raw == (STATIC / "table.js").read_bytes()
+
+
+def test_the_apis_json_answers_are_never_compressed(http: TestClient[Any]) -> None:
+    """They are small and latency-bound (benchmarked): gzip would cost more than it saves."""
+    table = open_campaign(http, players=["Ana", "Ben"])
+    for route in ("", "/board", "/ledgers", "/state", "/events?limit=500"):
+        answer = http.get(table.url(route), headers={**GZIP, **bearer(table.owner_token)})
+        assert answer.status_code == 200, route
+        assert answer.headers["content-type"].startswith("application/json")
+        assert "content-encoding" not in answer.headers, route
+    opened = http.post("/campaigns", json={"name": "Gzip?"}, headers=GZIP)
+    assert opened.status_code == 201 and "content-encoding" not in opened.headers
+
+
+def test_the_live_event_stream_is_never_compressed(tmp_path: Path) -> None:
+    """A compressor would hold events back in its buffer; a proxy would too."""
+    with server({"CAPES_DB": str(tmp_path / "live.sqlite")}, tmp_path / "server.log") as url, \
+            client(url) as http:
+        table = open_campaign(http, players=["Ana"])
+        stream = subscribe(http, table, **GZIP)
+        try:
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            assert "content-encoding" not in stream.headers
+            assert next(sse_messages(stream)).event == "CampaignCreated"
+        finally:
+            stream.close()
