@@ -28,6 +28,7 @@ import msgspec
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
+from . import lineage
 from .views import PostgresView, SQLiteView, View
 
 if TYPE_CHECKING:
@@ -193,7 +194,8 @@ class ReadModel(Projection[Any]):
         in one transaction; the new position. IntegrityError if the tracking is not at
         ``expected`` (nothing applied)."""
         position = changes[-1].position
-        self.store.write(expected, position, self.operations(changes))
+        mark = lineage.record(self.name, lineage.mark_of(position, changes[-1].record))
+        self.store.write(expected, position, [*self.operations(changes), mark])
         return position
 
     def operations(self, changes: Sequence[Change]) -> list[Op]:

@@ -31,9 +31,11 @@ from uuid import UUID
 import msgspec
 from eventsourcing.persistence import DataError, IntegrityError, MapperDeserialisationError
 
+from . import lineage
 from .election import STANDBY_RETRY, Election, Holder
+from .lineage import Mark
 from .model import Change, Folds, ReadModel
-from .views import Write, write_all
+from .views import Op, Write, write_all
 
 if TYPE_CHECKING:
     from application.campaigns import Campaigns
@@ -131,6 +133,8 @@ class Catchup:
         #: is still the one in ``_positions``). Written by a step asked to ``flush``.
         self._pending: dict[str, dict[UUID, Change]] = {}
         self._covered: dict[str, int] = {}
+        #: The mark of the event at each ``_covered`` position, recorded when it is written.
+        self._covered_marks: dict[str, Mark] = {}
         #: When the oldest change pending was read (None: nothing pending).
         self._pending_since: float | None = None
         #: Set by hurry(): the next step of the background thread writes what is pending.
@@ -164,6 +168,7 @@ class Catchup:
         for key in [name] if name is not None else list(self._pending):
             self._pending.pop(key, None)
             self._covered.pop(key, None)
+            self._covered_marks.pop(key, None)
         if not self._pending:
             self._pending_since = None
 
@@ -236,6 +241,10 @@ class Catchup:
         changes = (self.folds.changes(items) if self._needs_state
                    else [Change(position=p, record=r) for p, r in items])
         last = notifications[-1].id
+        # The event every read model written here applied last, recorded with its position
+        # (projections/lineage.py): decoded already, unless its campaign was left out.
+        mark = (lineage.mark_of(last, items[-1][1]) if items and items[-1][0] == last
+                else lineage.mark_of_notification(self.app, notifications[-1]))
         writes: list[Write] = []
         for model in self.models:
             name = model.name
@@ -248,12 +257,13 @@ class Catchup:
                 for change in mine:  # only each campaign's last change is ever written
                     pending[change.campaign_id] = change
                 self._covered[name] = last
+                self._covered_marks[name] = mark
                 if self._pending_since is None:
                     self._pending_since = time.monotonic()
                 if not flush:
                     continue
                 mine = list(pending.values())
-            writes.append((model.store, positions[name], last, model.operations(mine)))
+            writes.append((model.store, positions[name], last, self._ops(model, mine, mark)))
         write_all(writes)
         self._written(writes)
 
@@ -261,10 +271,17 @@ class Catchup:
         """Write the latest-state read models' changes gathered, each with its tracking."""
         writes: list[Write] = [
             (model.store, positions[model.name], self._covered[model.name],
-             model.operations(list(self._pending[model.name].values())))
+             self._ops(model, list(self._pending[model.name].values()),
+                       self._covered_marks[model.name]))
             for model in self.models if model.name in self._pending]
         write_all(writes)
         self._written(writes)
+
+    @staticmethod
+    def _ops(model: ReadModel, changes: Sequence[Change], mark: Mark) -> list[Op]:
+        """The statements that apply ``changes`` to ``model`` and record ``mark``, the event
+        at the position its tracking moves to."""
+        return [*model.operations(changes), lineage.record(model.name, mark)]
 
     def _written(self, writes: Sequence[Write]) -> None:
         """The read models of ``writes`` are stored at their new positions."""
@@ -285,7 +302,8 @@ class Catchup:
                   notification.id, error)
         self.folds.clear()
         positions = self.positions()
-        write_all([(m.store, positions[m.name], notification.id, m.operations([]))
+        mark = lineage.mark_of_notification(self.app, notification)
+        write_all([(m.store, positions[m.name], notification.id, self._ops(m, [], mark))
                    for m in self.models if positions[m.name] < notification.id])
         for model in self.models:
             self._positions[model.name] = max(positions[model.name], notification.id)

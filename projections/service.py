@@ -1,8 +1,8 @@
 """The read models of one Campaigns application, opened together: what the server and the CLI
 use. :func:`open_read_models` makes their views in the application's store, the projections
 and one :class:`~projections.runner.Catchup` for them. Opened to be run here, read models
-whose tables were built with another layout than the code's are rebuilt from the log
-(:meth:`ReadModels.upgrade`)."""
+whose tables were built with another layout than the code's, or from another log than the
+store's (:mod:`projections.lineage`), are rebuilt from the log (:meth:`ReadModels.upgrade`)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from uuid import UUID
 
 from application.schema_lock import creating_tables
 
+from . import lineage
 from .analytics import Analytics, AnalyticsModel
 from .board import Board, BoardModel
 from .directory import DirectoryModel
@@ -111,9 +112,10 @@ class ReadModels:
 
     def upgrade(self) -> list[str]:
         """Reset each read model whose tables were built with another layout than its code's
-        (:attr:`ReadModel.layout`), or that is past the store's last event (the store was
-        restored from a backup): the runner then rebuilds it from the log, as a rebuild does.
-        The read models it reset (logged, with why).
+        (:attr:`ReadModel.layout`), or from another log than the store's (the store was
+        restored from a backup, or is another store: :func:`~projections.lineage.astray`):
+        the runner then rebuilds it from the log, as a rebuild does. The read models it reset
+        (logged, with why).
 
         Several processes may open the read models at once (the workers of ``internal`` mode,
         a server and ``capes projections run``): under the lock their tables are created with
@@ -125,23 +127,21 @@ class ReadModels:
                      if stored[name] != model.layout]
             built = self.runner.refresh()
             # Read after the positions: they never pass the store's last event, unless the
-            # store was replaced under them (a backup restored beside the read models' file of
-            # the later log). Such read models list what the store no longer has, and would
-            # pass over the events it takes next, as if applied already.
+            # store was replaced under them. Read models of another log list what the store
+            # does not have, and would pass over the events it takes next, as if applied.
             head = self.runner.head()
-            ahead = [name for name in self.models if name not in stale and built[name] > head]
-            if stale or ahead:
-                self.runner.reset(stale + ahead)
+            astray = {name: why for name, model in self.models.items() if name not in stale
+                      and (why := lineage.astray(self.app, model.store, built[name], head))}
+            if stale or astray:
+                self.runner.reset(stale + list(astray))
         for name in stale:
             if built[name]:  # (empty tables, as in a new store, are only marked)
                 log.warning("read model %s: rebuilding it from the log (its tables were built "
                             "with layout %s, this release writes layout %s)", name,
                             stored[name], self.models[name].layout)
-        for name in ahead:
-            log.warning("read model %s: rebuilding it from the log (it is at position %s, past "
-                        "the store's last event, %s: the store was restored from a backup or "
-                        "replaced)", name, built[name], head)
-        return stale + ahead
+        for name, why in astray.items():
+            log.warning("read model %s: rebuilding it from the log (%s)", name, why)
+        return stale + list(astray)
 
     def model(self, kind: type[M]) -> M:
         found = self.models[kind.name]

@@ -10,7 +10,9 @@ the same read model (a server and a ``capes projections rebuild``, say).
 
 Beside their tracking, one table (``capes_read_model_layouts``) holds the layout each read
 model's tables were built with (:attr:`projections.model.ReadModel.layout`): a reset records
-the layout of the code that resets, with the emptied tables, in one transaction.
+the layout of the code that resets, with the emptied tables, in one transaction. Another
+(``capes_read_model_lineage``, :mod:`projections.lineage`) holds the event each read model
+applied last, which tells the log it was built from; a reset forgets it.
 
 SQL is written once for both databases: ``?`` placeholders (``%s`` on PostgreSQL) and
 ``{schema}`` before table names (``"schema".`` on PostgreSQL, nothing on SQLite). Columns use
@@ -59,6 +61,19 @@ _LAYOUT = "SELECT layout FROM {schema}capes_read_model_layouts WHERE name=?"
 _RECORD_LAYOUT = ("INSERT INTO {schema}capes_read_model_layouts VALUES (?, ?) "
                   "ON CONFLICT (name) DO UPDATE SET layout = excluded.layout")
 
+#: The event each read model applied last, at its position (:mod:`projections.lineage`).
+LINEAGE_TABLE = "capes_read_model_lineage"
+_LINEAGE_DDL = (f"CREATE TABLE IF NOT EXISTS {{schema}}{LINEAGE_TABLE} (name TEXT PRIMARY KEY, "
+                "position BIGINT NOT NULL, campaign_id TEXT NOT NULL, version BIGINT NOT NULL, "
+                "chain TEXT NOT NULL)")
+RECORD_LINEAGE = (f"INSERT INTO {{schema}}{LINEAGE_TABLE} VALUES (?, ?, ?, ?, ?) ON CONFLICT "
+                  "(name) DO UPDATE SET position = excluded.position, campaign_id = "
+                  "excluded.campaign_id, version = excluded.version, chain = excluded.chain")
+READ_LINEAGE = (f"SELECT position, campaign_id, version, chain FROM {{schema}}{LINEAGE_TABLE} "
+                "WHERE name=?")
+#: Run by a reset, with the emptied tables: a read model at 0 has applied no event.
+_FORGET_LINEAGE = f"DELETE FROM {{schema}}{LINEAGE_TABLE} WHERE name=?"
+
 
 def iso(moment: datetime) -> str:
     """A time as stored: UTC, fixed width, so that text order is time order."""
@@ -94,8 +109,9 @@ class View(Protocol):
         """The layout the tables were built with (:data:`FIRST_LAYOUT` if none is stored)."""
 
     def reset(self, layout: int) -> None:
-        """Empty the tables, set the tracking back to 0 and record that they are now built
-        with ``layout``, in one transaction."""
+        """Empty the tables, set the tracking back to 0, forget the event applied last
+        (:mod:`projections.lineage`) and record that they are now built with ``layout``, in
+        one transaction."""
 
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         """Every row of every table, sorted (for comparing two builds)."""
@@ -120,8 +136,9 @@ class ViewSchema:
 
     @classmethod
     def statements(cls) -> tuple[str, ...]:
-        """The read model's DDL and that of the layouts' table (shared by every read model)."""
-        return (*cls.ddl, _LAYOUTS_DDL)
+        """The read model's DDL and that of the layouts' and lineage's tables (shared by every
+        read model; created where missing, so a file of an older release takes them)."""
+        return (*cls.ddl, _LAYOUTS_DDL, _LINEAGE_DDL)
 
     def read(self, template: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         raise NotImplementedError  # each database's view
@@ -220,6 +237,7 @@ class SQLiteView(ViewSchema, SQLiteTrackingRecorder):
                 "(application_name) DO UPDATE SET notification_id = 0", (APPLICATION,)
             )
             cursor.execute(self.sql(_RECORD_LAYOUT), (self.name, layout))
+            cursor.execute(self.sql(_FORGET_LINEAGE), (self.name,))
 
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         return {t: sorted(self.read(f"SELECT * FROM {{schema}}{t}"), key=repr)
@@ -307,6 +325,7 @@ class PostgresView(ViewSchema, PostgresTrackingRecorder):
             cursor.execute(f"UPDATE {table} SET notification_id=0 WHERE application_name=%s",
                            (APPLICATION,))
             cursor.execute(self.sql(_RECORD_LAYOUT), (self.name, layout))
+            cursor.execute(self.sql(_FORGET_LINEAGE), (self.name,))
 
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         return {t: sorted(self.read(f"SELECT * FROM {{schema}}{t}"), key=repr)

@@ -142,3 +142,15 @@ def shared_store_env(request: pytest.FixtureRequest) -> dict[str, str]:
     """Settings of a store that several applications (processes) can open at once."""
     env: dict[str, str] = request.getfixturevalue(f"{request.param}_env")
     return env
+
+
+@pytest.fixture
+def other_shared_store_env(shared_store_env: dict[str, str],
+                           tmp_path: Any) -> Iterator[dict[str, str]]:
+    """A second store of the kind of ``shared_store_env``: another SQLite file beside it, or
+    another PostgreSQL schema (dropped after the test)."""
+    if "POSTGRES_SCHEMA" in shared_store_env:
+        with fresh_postgres_schema() as env:
+            yield env
+    else:
+        yield persistence_env({"CAPES_DB": str(tmp_path / "other.sqlite")})
