@@ -11,17 +11,32 @@ Capes.editions.capees = (T) => {
   const complication = (id) => S.board.complications.find((c) => c.id === Number(id));
   const character = (id) => S.characters.find((c) => c.id === Number(id));
   /* A Complication as the cards show it ("#2 Hostages"), and the value a die of it shows.
-     One resolved or discarded since is on no card: the log's, by the name it was created with. */
-  const created = new Map();
-  function titled(id) {
-    const c = board().complications.find((x) => x.id === id);
-    if (!c && !created.has(id)) {
-      for (const { event: e } of [...S.commands.values()].flat()) {
-        if (e.type === "capees.ComplicationCreated") created.set(e.complication, e.name);
+     An entry of the log names it as it was when that entry happened: by the last one created
+     under its id up to the entry's event, undone or not. An undo or a rewind gives its id to
+     the next one made, and a player reads each entry, reverted ones too, as what happened
+     then: a taken-back Getaway stays Getaway in its own entry, and the Escape made after it
+     is Escape in the entries after (the page kept the first name it had read, or the last of
+     the log, for all of them). The board, its ledgers and an entry the log has no creation
+     for (a fork's) name it by its card. */
+  let createdOf = [-1, new Map()];  // [events held when read, id → [[position, name], …]]
+  function creations(id) {
+    if (createdOf[0] !== S.logged) {
+      const byId = new Map();
+      for (const x of [...S.commands.values()].flat().sort((a, b) => a.position - b.position)) {
+        const e = x.event;
+        if (e.type !== "capees.ComplicationCreated") continue;
+        if (!byId.has(e.complication)) byId.set(e.complication, []);
+        byId.get(e.complication).push([x.position, e.name]);
       }
-      if (!created.has(id)) created.set(id, "");  // not in this log (a fork's): looked up once
+      createdOf = [S.logged, byId];
     }
-    return `#${id} ${c ? c.name : created.get(id) || ""}`.trim();
+    return createdOf[1].get(id) || [];
+  }
+  let when;  // the position of the event eventText is wording; undefined for the board
+  function titled(id) {
+    const card = board().complications.find((x) => x.id === id)?.name;
+    const made = creations(id).filter(([p]) => when === undefined || p <= when).pop()?.[1];
+    return `#${id} ${(when === undefined ? card || made : made || card) || ""}`.trim();
   }
   const dieValue = (id, d) => (board().complications.find((c) => c.id === id) || { sides: [] }).sides
     .flatMap((s) => s.dice).find(([n]) => n === d)?.[1];
@@ -237,7 +252,10 @@ Capes.editions.capees = (T) => {
     SceneEnded: (e) => `Scene ${e.scene} ended ${vp(e)}`,
     StoryEnded: (e) => `Story ${e.story} ended ${vp(e)}`,
   };
-  const eventText = (e) => EVENT_TEXT[e.type.replace(/^capees\./, "")]?.(e);
+  const eventText = (e, position) => {
+    when = position;  // the Complications it names, as they were then (titled)
+    try { return EVENT_TEXT[e.type.replace(/^capees\./, "")]?.(e); } finally { when = undefined; }
+  };
 
   /* Balance's name says which side its points go to where only one may have them. */
   const label = (type, seat, b) => (type === "capees.balance" && lowerSide(b)

@@ -471,8 +471,9 @@
 
   /* What an event of the log did, in words: the record's, else the edition's, else its name.
      The log, the dispute form's moves and the preview's reverted events say it alike (the
-     last two said "Ability used, Debt gained, Die rolled"). */
-  const worded = (e) => (RECORD_TEXT[e.type] || E.eventText)?.(e.event) || human(e.type);
+     last two said "Ability used, Debt gained, Die rolled"). Its position too: an edition names
+     what it is about as it was then (an undo may give a Complication's number again). */
+  const worded = (e) => (RECORD_TEXT[e.type] || E.eventText)?.(e.event, e.position) || human(e.type);
 
   function logEntry(first, events) {
     const head = events[0];

@@ -15,15 +15,18 @@ from typing import Any
 
 import pytest
 from capees_positions import GIVING, SPLITTING
-from test_capees_pickers_in_browser import GIVE, dice, reach, run
+from helpers import open_campaign
+from test_capees_pickers_in_browser import GIVE, dice, play, reach, run
 from test_play_in_browser import click_and_wait
+from test_table_page_in_browser import Opener, http, open_page
 
-from cli.demo_capees import ALICE
+from cli.demo_capees import ALICE, JOE, ROBBERY, SCRIPT
+from domain.capees import commands as c
 from domain.capees.events import EVENT_TYPES
 
 pytestmark = pytest.mark.browser
 
-__all__ = ["dice", "reach", "run"]  # the fixtures this module's tests use
+__all__ = ["dice", "http", "open_page", "reach", "run"]  # the fixtures this module's tests use
 
 
 def test_a_ledgers_stake_names_the_complication_it_lies_on(reach: Any) -> None:
@@ -123,3 +126,30 @@ def test_the_log_says_how_a_claim_resolved_and_who_got_the_story_tokens(reach: A
         "Scene 1 ended (Hero 6 VP, Opponent 0 VP), Dice of scene 1 revealed (seed \u2026)")
     said_in_full(alice)
     assert not alice.errors, alice.errors
+
+
+def test_a_complication_taken_back_and_its_number_given_again_is_named_as_each_entry_found_it(
+        http: Any, open_page: Opener) -> None:
+    """R-REC-1, C-RES-4: given Joe's check of Silverstar's claim on Robbery, which names its
+    replacement Getaway (#4) and ends the scene, discarding it, and which Joe takes back while
+    his table is open, then checks again naming Escape (#4 again): then each entry of the log
+    names #4 as it was when that entry happened, the reverted one Getaway, the new one Escape,
+    on the open table and on one opened now. The open table's new entry said "#4 Getaway
+    discarded" (it kept the first #4 it had read), the new table's reverted one "#4 Escape
+    discarded" (the last #4 of the log)."""
+    table = open_campaign(http, "Millennium City", players=("Editor", "Alice", "Joe"),
+                          edition="capees")
+    play(table, SCRIPT)
+    joe = open_page(table, table.tokens[JOE])
+    log(joe)  # read: the page knows the first #4 before the undo
+    table.play("", {"type": "undo", "seat": JOE})
+    log(joe)
+    table.play("The robbers surrender; they all got away",
+               c.CheckClaim(seat=JOE, complication=ROBBERY, replacement="Escape"))
+    alice = open_page(table, table.tokens[ALICE])
+    for page in (joe, alice):
+        page.wait_for_function(f"document.body.dataset.version === '{table.version()}'")
+        said = [x for x in log(page) if x.startswith("#1 Robbery resolved")]
+        assert [re.findall(r"#4 [A-Z][a-z]+", x) for x in said] == [
+            ["#4 Getaway", "#4 Getaway"], ["#4 Escape", "#4 Escape"]], said
+        assert not page.errors, page.errors
