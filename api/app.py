@@ -177,7 +177,7 @@ def cors_config(environ: Mapping[str, str]) -> CORSConfig | None:
         return None
     return CORSConfig(
         allow_origins=origins,
-        allow_methods=["GET", "POST", "OPTIONS"],
+        allow_methods=["GET", "POST", "PATCH", "OPTIONS"],  # PATCH: some of the options
         allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
         expose_headers=["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
                         "Retry-After", "Content-Disposition"],

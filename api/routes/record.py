@@ -12,8 +12,12 @@ from typing import Annotated, Any, Union
 from uuid import UUID
 
 import msgspec
-from litestar import get, post
-from litestar.exceptions import NotFoundException, PermissionDeniedException
+from litestar import get, patch, post
+from litestar.exceptions import (
+    NotFoundException,
+    PermissionDeniedException,
+    ValidationException,
+)
 from litestar.params import FromPath, JSONBody, PathParameter, QueryParameter
 
 from api import operations, problems
@@ -26,6 +30,7 @@ from api.services import (
     apply_command,
     in_thread,
 )
+from application.errors import CampaignConflict
 from domain.capees import diff as capees_diff
 from domain.capees import views as capees_views
 from domain.capes import diff as capes_diff
@@ -33,7 +38,7 @@ from domain.capes import views as capes_views
 from domain.editions import play_of
 from domain.record import Record, TableOptions
 from domain.record.commands import SetTableOptions, SettleDispute
-from domain.record.model import Dispute
+from domain.record.model import Dispute, DisputeMinutes, Threshold
 from domain.text import MAX_INT, Name
 
 #: The board and the diff of the campaign's own edition (its ``edition`` says which).
@@ -193,6 +198,55 @@ async def set_options(
     return await apply_command(services, campaign_id, SetTableOptions(options=data))
 
 
+class OptionsChange(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Some of the table's options (``TableOptions``' fields, typed and bounded alike): the
+    ones sent change, the others keep their values."""
+
+    dispute_threshold: Threshold | msgspec.UnsetType = msgspec.UNSET
+    owner_settles: bool | msgspec.UnsetType = msgspec.UNSET
+    dispute_minutes: DisputeMinutes | msgspec.UnsetType = msgspec.UNSET
+
+
+#: How many times a change of some options is merged anew when a move got in between.
+CHANGE_ATTEMPTS = 3
+
+
+@patch(
+    "/campaigns/{campaign_id:uuid}/options",
+    status_code=200,
+    tags=["owner"],
+    summary="Change some of the table's options",
+    responses=OWNER_PROBLEMS,
+)
+async def change_options(
+    campaign_id: FromPath[UUID],
+    data: JSONBody[OptionsChange],
+    actor: ActorDep,
+    services: ServicesDep,
+) -> Applied:
+    """Only the options sent change (``POST`` sets them all, a field left out to its default).
+    Recorded as ``POST`` records them, every option in the event (R-REC-3/4)."""
+    _owner(actor)
+    sent = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not msgspec.UNSET}
+    if not sent:
+        raise ValidationException(
+            "malformed body: no option given: send one or more of "
+            + ", ".join(OptionsChange.__struct_fields__),
+            extra=[{"message": "no option given", "key": "", "source": "body"}])
+    for attempt in range(1, CHANGE_ATTEMPTS + 1):
+        # Merged with the options of the version it is decided on: a move that got in
+        # between is no reason to refuse, but an options change in between is not overwritten.
+        campaign = await in_thread(services.campaigns.get, campaign_id)
+        options = msgspec.structs.replace(campaign.record.options, **sent)
+        try:
+            return await apply_command(services, campaign_id, SetTableOptions(options=options),
+                                       expected_version=campaign.version)
+        except CampaignConflict:
+            if attempt == CHANGE_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 class ForkRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     #: The version to fork from (default: now).
     version: Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)] | None = None
@@ -294,6 +348,7 @@ HANDLERS: list[Any] = [
     preview_dispute,
     settle_dispute,
     set_options,
+    change_options,
     fork_campaign,
     issue_seat_token,
     get_diff,

@@ -13,16 +13,22 @@ class Frozen(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown
     """Base of the record's structs."""
 
 
+#: The types of the table's options, with their bounds: shared by the change of some of them
+#: (``PATCH …/options``), so both refuse the same values.
+Threshold = Literal["majority", "unanimous"]
+DisputeMinutes = Annotated[int, msgspec.Meta(ge=1, le=60 * 24 * 30)]
+
+
 class TableOptions(Frozen, frozen=True, kw_only=True):
     """How a table settles disputes (R-REC-3, R-REC-4)."""
 
     #: Votes to uphold a dispute: a majority of the seats other than the disputed event's
     #: actor, or all of them.
-    dispute_threshold: Literal["majority", "unanimous"] = "majority"
+    dispute_threshold: Threshold = "majority"
     #: Whether the owner may settle a dispute alone.
     owner_settles: bool = False
     #: Minutes a dispute stays open before it expires, changing nothing.
-    dispute_minutes: Annotated[int, msgspec.Meta(ge=1, le=60 * 24 * 30)] = 60 * 24
+    dispute_minutes: DisputeMinutes = 60 * 24
 
 
 class Span(Frozen, frozen=True, kw_only=True):

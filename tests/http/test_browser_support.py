@@ -11,6 +11,7 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from uuid import uuid4
 
 import pytest
 from helpers import ROOT, app_client, bearer, open_campaign
@@ -182,3 +183,22 @@ def test_cors_is_off_unless_origins_are_configured() -> None:
         stranger = client.options("/campaigns", headers={**preflight,
                                                          "Origin": "https://evil.example"})
         assert stranger.headers.get("access-control-allow-origin") != "https://evil.example"
+
+
+def test_a_client_from_a_configured_origin_may_patch_the_options() -> None:
+    """The browser asks before a PATCH from another origin (a preflight): without PATCH among
+    the methods allowed, a page there could not change some of the table's options."""
+    from litestar.testing import TestClient as Client
+
+    from api.app import create_app
+    from application.campaigns import Campaigns
+
+    app = create_app(Campaigns(persistence_env({"CAPES_DB": ":memory:"})),
+                     environ={"CAPES_CORS_ORIGINS": "https://table.example"}, rate_limit=0)
+    with Client(app) as client:
+        answer = client.options(
+            f"/campaigns/{uuid4()}/options",
+            headers={"Origin": "https://table.example", "Access-Control-Request-Method": "PATCH",
+                     "Access-Control-Request-Headers": "authorization,content-type"})
+        assert answer.status_code in (200, 204), answer.text
+        assert "PATCH" in answer.headers["access-control-allow-methods"]

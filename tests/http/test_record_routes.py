@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from helpers import (
     DEMO_STEPS,
@@ -21,11 +22,14 @@ from helpers import (
 )
 from litestar.testing import TestClient
 
+from api.routes.record import OptionsChange
 from application.campaigns import Campaigns
 from application.config import persistence_env
 from application.dice import ScriptedDice
 from cli.demo import DEMO_DICE
 from cli.main import main
+from domain.record import TableOptions
+from domain.record.commands import SetTableOptions
 
 
 @pytest.fixture
@@ -236,6 +240,97 @@ def test_the_owner_settles_and_sets_options_and_seats_may_not(client: TestClient
     settled = client.post(settle, json={"uphold": False}, headers=table.as_owner())
     assert [e["type"] for e in settled.json()["events"]] == ["DisputeSettled"]
     assert table.send({"type": "accept_roll"}, seat=3).status_code == 200
+
+
+def test_patching_the_options_changes_only_those_sent_where_posting_resets_the_others(
+    client: TestClient[Any],
+) -> None:
+    """R-REC-3, R-REC-4: ``PATCH /options`` merges: the options left out keep their values,
+    and it records the same ``TableOptionsSet`` as ``POST``, with every option (POST, which
+    sets them all, put the threshold and owner_settles back to their defaults)."""
+    table = open_campaign(client, players=("Ana", "Ben"))
+    options = table.url("/options")
+    posted = client.post(options, json={"dispute_threshold": "unanimous", "owner_settles": True},
+                         headers=table.as_owner())
+    assert posted.status_code == 200, posted.text
+    patched = client.patch(options, json={"dispute_minutes": 60}, headers=table.as_owner())
+    assert patched.status_code == 200, patched.text
+    merged = {"dispute_threshold": "unanimous", "owner_settles": True, "dispute_minutes": 60}
+    assert [e["event"] for e in patched.json()["events"]] == [
+        {"type": "TableOptionsSet", "options": merged}]
+    assert table.query("record")["options"] == merged
+    patched = client.patch(options, json={"owner_settles": False}, headers=table.as_owner())
+    assert table.query("record")["options"] == {**merged, "owner_settles": False}
+    client.post(options, json={"dispute_minutes": 60}, headers=table.as_owner())
+    assert table.query("record")["options"] == {
+        "dispute_threshold": "majority", "owner_settles": False, "dispute_minutes": 60}
+
+
+def test_a_patch_of_the_options_takes_each_option_typed_and_bounded_as_the_options_are() -> None:
+    """An option added to ``TableOptions`` is one a PATCH may change, and a value POST refuses
+    PATCH refuses too; none is required."""
+    def fields(struct: type) -> list[Any]:
+        return list(msgspec.inspect.type_info(struct).fields)  # type: ignore[attr-defined]
+
+    assert [(f.name, f.type) for f in fields(OptionsChange)] == [
+        (f.name, f.type) for f in fields(TableOptions)]
+    assert not any(f.required for f in fields(OptionsChange))
+
+
+def test_a_patch_of_the_options_merges_with_a_change_made_while_it_was_decided(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """R-REC-4: another write between reading the options and recording them (here the owner
+    letting itself settle) is not overwritten with the options read before it: the change is
+    merged again with the options as they are now."""
+    campaigns = Campaigns(persistence_env({"CAPES_DB": ":memory:"}))
+    read = campaigns.get
+
+    def read_then_write(campaign_id: Any, *args: Any, **kwargs: Any) -> Any:
+        found = read(campaign_id, *args, **kwargs)
+        if not written:
+            written.append(campaigns.execute(campaign_id, SetTableOptions(
+                options=TableOptions(owner_settles=True))))
+        return found
+
+    written: list[Any] = []
+    with app_client(campaigns) as client:
+        table = open_campaign(client, players=("Ana", "Ben"))
+        monkeypatch.setattr(campaigns, "get", read_then_write)
+        patched = client.patch(table.url("/options"), json={"dispute_minutes": 60},
+                               headers=table.as_owner())
+        assert patched.status_code == 200, patched.text
+        assert written
+        assert table.query("record")["options"] == {
+            "dispute_threshold": "majority", "owner_settles": True, "dispute_minutes": 60}
+
+
+def test_patching_the_options_is_the_owners_and_refuses_what_posting_refuses_and_nothing(
+    client: TestClient[Any],
+) -> None:
+    """R-REC-4: a seat's token is refused (403), a wrong one (401); a bad value is a 400
+    naming its field, as for POST, an unknown field a 400 naming it, an empty object a 400
+    saying no option was given; none of them changes anything."""
+    table = open_campaign(client, players=("Ana", "Ben"))
+    options = table.url("/options")
+    version = table.version()
+    sent = {"dispute_minutes": 60}
+    assert client.patch(options, json=sent, headers=table.as_seat(1)).status_code == 403
+    assert client.patch(options, json=sent, headers=bearer("not-a-token")).status_code == 401
+    for body, key in [({"dispute_minutes": 0}, "dispute_minutes"),
+                      ({"dispute_threshold": "most"}, "dispute_threshold"),
+                      ({"owner_settles": "yes"}, "owner_settles")]:
+        refused = client.patch(options, json=body, headers=table.as_owner())
+        assert refused.status_code == 400, refused.text
+        assert [e["key"] for e in refused.json()["errors"]] == [key], refused.text
+    unknown = client.patch(options, json={"dispute_mins": 60}, headers=table.as_owner())
+    assert unknown.status_code == 400 and "dispute_mins" in unknown.json()["detail"], unknown.text
+    empty = client.patch(options, json={}, headers=table.as_owner())
+    assert empty.status_code == 400, empty.text
+    assert "no option given" in empty.json()["detail"], empty.text
+    assert table.version() == version
+    assert table.query("record")["options"] == {
+        "dispute_threshold": "majority", "owner_settles": False, "dispute_minutes": 1440}
 
 
 def test_a_fork_has_its_own_owner_who_issues_its_seats_tokens(client: TestClient[Any]) -> None:

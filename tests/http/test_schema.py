@@ -26,11 +26,13 @@ from schemathesis.checks import (
 from schemathesis.python import asgi
 
 from api.app import create_app
+from api.routes.record import OptionsChange
 from api.schemas import SEAT_COMMANDS, CommandRequest, NewCampaign, NewSeat
 from application.campaigns import Campaigns
 from application.config import persistence_env
 from application.dice import SeededDice
 from domain.capes import commands as c
+from domain.record import TableOptions
 from domain.text import LINE_PATTERN, PROSE_PATTERN, REFERENCE_PATTERN
 
 PROBLEM = "application/problem+json"
@@ -167,7 +169,7 @@ def test_the_schema_states_the_text_patterns_and_javascript_reads_them_as_python
 def test_request_bodies_that_refuse_unknown_fields_say_so(openapi: JSON) -> None:
     """The server answers an unknown field with 400: the schema must not allow one."""
     bodies = [NewCampaign, NewSeat, CommandRequest, *SEAT_COMMANDS, c.Freeform, c.ClickAndLock,
-              c.Module, c.AbilitySpec]
+              c.Module, c.AbilitySpec, TableOptions, OptionsChange]
     for body in bodies:
         assert body.__struct_config__.forbid_unknown_fields, body
         assert component(openapi, body)["additionalProperties"] is False, body.__name__
