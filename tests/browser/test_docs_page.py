@@ -1,5 +1,6 @@
 """The docs page at /schema renders in a real browser (headless Chromium): every operation of
 the schema is listed, and the page has an Authorize button for the bearer tokens (issue 14).
+Its scripts and styles come by their fingerprinted URLs, gzipped and kept a year.
 
 Asset checks alone passed while Swagger UI 4 refused Litestar's OpenAPI 3.1 and showed
 nothing: only a browser shows what a person sees. The server is a real ``capes serve``.
@@ -103,6 +104,8 @@ def test_the_docs_page_lists_every_operation_of_the_schema(docs_browser: Any,
     try:
         requests: list[str] = []
         page.on("request", lambda request: requests.append(request.url))
+        responses: list[Any] = []
+        page.on("response", lambda response: responses.append(response))
         page.goto(f"{docs_server}/schema")
         page.wait_for_selector(".opblock", timeout=20_000)
         shown = page.eval_on_selector_all(
@@ -116,5 +119,16 @@ def test_the_docs_page_lists_every_operation_of_the_schema(docs_browser: Any,
         assert page.locator(".btn.authorize").count() == 1, "an Authorize button"
         assert page.locator(".errors-wrapper").count() == 0, "Swagger UI reports errors"
         assert all(url.startswith(docs_server) for url in requests), "nothing from outside"
+        # Swagger UI's scripts and styles came by their fingerprints, gzipped, kept a year.
+        fetched = {r.url.removeprefix(docs_server).split("?")[0]: r for r in responses
+                   if r.url.startswith(f"{docs_server}/schema-assets/")
+                   and r.url.split("?")[0].endswith((".js", ".css"))}
+        assert set(fetched) == {f"/schema-assets/{name}" for name in (
+            "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css")}
+        for name, response in fetched.items():
+            headers = response.all_headers()
+            assert "?v=" in response.url, name
+            assert headers["content-encoding"] == "gzip", name
+            assert "immutable" in headers["cache-control"], name
     finally:
         page.close()

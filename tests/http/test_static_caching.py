@@ -11,6 +11,7 @@ import gzip
 import hashlib
 import re
 from collections.abc import Iterator
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -184,3 +185,57 @@ def test_the_live_event_stream_is_never_compressed(tmp_path: Path) -> None:
             assert next(sse_messages(stream)).event == "CampaignCreated"
         finally:
             stream.close()
+
+
+# -- the docs page (/schema): Swagger UI's files, served from the swagger-ui-py package -------
+
+#: Swagger UI's built files, as the swagger-ui-py package installs them.
+SWAGGER = Path(str(resources.files("swagger_ui") / "static"))
+#: A script or style the docs page names: its name and its fingerprint, if any.
+DOCS_ASSET_URL = re.compile(r"""(?:src|href)=['"]/schema-assets/([^'"?]+)(?:\?v=([^'"]*))?['"]""")
+
+
+def docs_assets(http: TestClient[Any]) -> dict[str, str]:
+    """Each file the docs page names, with the fingerprint it names it by."""
+    return dict(DOCS_ASSET_URL.findall(http.get("/schema").text))
+
+
+def test_every_file_the_docs_page_names_carries_the_sha256_of_its_bytes_and_is_kept_a_year(
+    http: TestClient[Any],
+) -> None:
+    """Swagger UI's ~1.9 MB of scripts and styles are fetched once per version, not per visit."""
+    named = docs_assets(http)
+    assert set(named) >= {"swagger-ui-bundle.js", "swagger-ui-standalone-preset.js",
+                          "swagger-ui.css"}
+    for name, fingerprint in named.items():
+        assert fingerprint == sha256_prefix(SWAGGER / name), name
+        served = http.get(f"/schema-assets/{name}?v={fingerprint}")
+        assert served.status_code == 200 and served.content == (SWAGGER / name).read_bytes()
+        assert directives(served.headers["cache-control"]) == {
+            "public", "max-age=31536000", "immutable"}, name
+        again = http.get(f"/schema-assets/{name}?v={fingerprint}",
+                         headers={"If-None-Match": served.headers["etag"]})
+        assert again.status_code == 304 and again.content == b"", name
+    bare = http.get("/schema-assets/swagger-ui.css")
+    assert bare.status_code == 200 and bare.headers["cache-control"] == "no-cache"
+
+
+def test_the_docs_page_its_files_and_the_schema_are_gzipped_for_a_browser_that_accepts_gzip(
+    http: TestClient[Any],
+) -> None:
+    for path in ("/schema", "/schema/openapi.json"):
+        with http.stream("GET", path, headers=GZIP) as served:
+            raw = b"".join(served.iter_raw())
+        assert served.status_code == 200 and served.headers["content-encoding"] == "gzip", path
+        assert "accept-encoding" in served.headers["vary"].lower()
+        plain = http.get(path, headers=IDENTITY)
+        assert "content-encoding" not in plain.headers, path
+        assert gzip.decompress(raw) == plain.content and len(raw) < len(plain.content) / 3
+    for name, fingerprint in docs_assets(http).items():
+        if not name.endswith((".js", ".css")):
+            continue  # the favicon, a PNG: already compressed
+        with http.stream("GET", f"/schema-assets/{name}?v={fingerprint}", headers=GZIP) as served:
+            raw = b"".join(served.iter_raw())
+        assert served.headers["content-encoding"] == "gzip", name
+        original = (SWAGGER / name).read_bytes()
+        assert gzip.decompress(raw) == original and len(raw) < len(original) / 2, name
