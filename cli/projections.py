@@ -11,9 +11,9 @@
 - ``capes projections rebuild [--name N …]``: empty read models and replay the whole log into
   them, with a progress bar (plain lines when the output is no terminal).
 - ``capes projections status``: each read model's position against the store's last event,
-  and its layout (read models of another layout than this release's are rebuilt from the log
-  by whoever runs them, when it starts: :meth:`projections.service.ReadModels.upgrade`), and
-  which process runs them.
+  its layout and whether it was built from the store's log (read models of another layout
+  than this release's, or of another log, are rebuilt from the log by whoever runs them, when
+  it starts: :meth:`projections.service.ReadModels.upgrade`), and which process runs them.
 - ``capes analytics CAMPAIGN [--json]`` or ``capes analytics --all [--json]``: the figures.
 - ``capes campaigns [SEARCH] [--open | --closed] [--limit N]``: the campaign directory.
 
@@ -41,6 +41,7 @@ from application.config import describe_store
 from application.placement import pin_here
 from cli.arguments import campaign_arg
 from cli.priority import PRIORITIES, lower_to_idle
+from projections import lineage
 from projections.analytics import Analytics, Distribution
 from projections.runner import LATEST_EVERY, LINGER, POLL
 from projections.service import MODELS, ReadModels
@@ -200,6 +201,11 @@ def _rebuild(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Whether a read model was built from the store's log (:func:`projections.lineage.standing`).
+LOGS = {lineage.MATCHES: "matches", lineage.UNKNOWN: "unknown (no mark yet)",
+        lineage.ANOTHER_LOG: "ANOTHER LOG — rebuilt at next start"}
+
+
 def _status(args: argparse.Namespace) -> int:
     # Only looks: a read model of another layout is rebuilt by whoever runs them, not here.
     with _read_models(_names(args), runs=False) as read_models:
@@ -208,10 +214,14 @@ def _status(args: argparse.Namespace) -> int:
         for name, position in status["positions"].items():
             behind = status["head"] - position
             layout, current = status["layouts"][name], MODELS[name].layout
+            log, why = status["logs"][name]
             print(f"  {name:<10} at {position:>8}  layout {layout}"
                   + (f"  ({behind} behind)" if behind else "")
                   + (f"  (this release writes layout {current}: rebuilt when the read models "
-                     "next start)" if layout != current else ""))
+                     "next start)" if layout != current else "")
+                  + f"  log: {LOGS[log]}")
+            if why is not None:
+                print(f"    ({why})")
         if status["election"] is not None:
             runner = status["runner"]
             print(f"run by {runner}" if runner is not None else

@@ -35,8 +35,11 @@ if TYPE_CHECKING:
 
     from .views import Op, View
 
-__all__ = ["TABLE", "Mark", "astray", "in_store", "mark_of", "mark_of_notification", "record",
-           "recorded"]
+__all__ = ["ANOTHER_LOG", "MATCHES", "TABLE", "UNKNOWN", "Mark", "astray", "in_store", "mark_of",
+           "mark_of_notification", "record", "recorded", "standing"]
+
+#: What :func:`standing` says of a read model's log.
+MATCHES, UNKNOWN, ANOTHER_LOG = "matches", "unknown", "another log"
 
 
 class Mark(msgspec.Struct, frozen=True):
@@ -113,3 +116,15 @@ def astray(app: Campaigns, view: View, position: int, head: int) -> str | None:
             return (f"it was built from another log: its event at position {at} is not the "
                     "store's event there; the store was restored from a backup or replaced")
     return None
+
+
+def standing(app: Campaigns, view: View, position: int, head: int) -> tuple[str, str | None]:
+    """Whether read model ``view`` (as :func:`astray` takes it) was built from the store's
+    log, for people (``capes projections status``): :data:`ANOTHER_LOG` with :func:`astray`'s
+    why (rebuilt by whoever opens them next to run them), else :data:`MATCHES` when its mark
+    is the store's event, or :data:`UNKNOWN` when it has none yet (written before marks were
+    kept, or nothing applied yet)."""
+    why = astray(app, view, position, head)
+    if why is not None:
+        return ANOTHER_LOG, why
+    return (UNKNOWN if recorded(view) is None else MATCHES), None

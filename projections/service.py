@@ -270,12 +270,19 @@ class ReadModels:
         return self.runner.position(), time.perf_counter() - started
 
     def status(self) -> dict[str, Any]:
-        """Each read model's position and stored layout, the store's head, and who runs them
-        (``runner``: a :class:`~projections.election.Holder`, None when nobody does now;
-        ``election``: where the lock is, None for a store only this process sees)."""
+        """Each read model's position, stored layout and log (``logs``: whether its mark is
+        the store's event, :func:`~projections.lineage.standing`), the store's head, and who
+        runs them (``runner``: a :class:`~projections.election.Holder`, None when nobody does
+        now; ``election``: where the lock is, None for a store only this process sees)."""
         election = self.election
-        return {"head": self.runner.head(), "positions": self.runner.refresh(),
+        # The head read after the positions, as upgrade() does: a runner moving them meanwhile
+        # never puts one past the head (which says another log).
+        positions = self.runner.refresh()
+        head = self.runner.head()
+        return {"head": head, "positions": positions,
                 "layouts": {name: m.store.layout() for name, m in self.models.items()},
+                "logs": {name: lineage.standing(self.app, m.store, positions[name], head)
+                         for name, m in self.models.items()},
                 "runner": election.holder() if election is not None else None,
                 "election": election.where if election is not None else None}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,9 @@ from stores import MakeApp, conninfo
 
 from application.backup import backup_sqlite
 from application.campaigns import Campaigns
+from application.config import persistence_env
 from application.dice import SeededDice
+from cli.main import main
 from projections import lineage
 from projections.service import MODELS, ReadModels
 
@@ -281,3 +284,59 @@ def test_read_models_of_a_release_before_marks_past_a_restored_store_s_head_are_
         assert_as_a_fresh_build(read_models, again, [kept])
     finally:
         read_models.close()
+
+
+
+def model_lines(out: str) -> dict[str, str]:
+    """Each read model's line of ``capes projections status``, by its name."""
+    return {line.split()[0]: line for line in out.splitlines()
+            if line.startswith("  ") and line.split()[0] in MODELS}
+
+
+def test_capes_projections_status_says_whether_each_read_model_was_built_from_the_store_s_log(
+        tmp_path: Path, make_app: MakeApp, copy_store: Callable[[dict[str, str]], Restore],
+        capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Their mark is the store's event at their position (matches), or they have none yet (a
+    release before marks), or it is another event: a restored backup, rebuilt at the next
+    start, not by ``status``, which only looks."""
+    db = tmp_path / "capes.sqlite"
+    monkeypatch.setenv("CAPES_DB", str(db))
+    env = persistence_env({"CAPES_DB": str(db)})
+
+    def status() -> dict[str, str]:
+        capsys.readouterr()
+        assert main(["projections", "status"]) == 0
+        out = capsys.readouterr().out
+        shown = model_lines(out)
+        assert set(shown) == set(MODELS), out
+        return shown
+
+    app = make_app(env, dice=SeededDice(10))
+    open_table(app, "Kept", players=2)
+    restore = copy_store(env)
+    lost = open_table(app, "Lost after the backup", players=3)
+    play(app, lost, random.Random(10), 20)
+    built_to_the_head(app)
+    assert all(line.endswith("  log: matches") for line in status().values())
+
+    read_models = ReadModels(app)
+    forget_marks(read_models)
+    read_models.close()
+    assert all(line.endswith("  log: unknown (no mark yet)") for line in status().values())
+    play(app, lost, random.Random(11), 5)
+    reached = built_to_the_head(app)  # marked again by their next write
+    assert all(line.endswith("  log: matches") for line in status().values())
+    app.close()
+
+    restore(env)
+    again = make_app(env, dice=SeededDice(11))
+    played_past(again, reached, "Made after the restore", 11)
+    again.close()
+    for _ in range(2):  # looks only: nothing is rebuilt by it
+        shown = status()
+        assert all(re.search(rf"at +{reached}  layout \d+  \(\d+ behind\)  log: ANOTHER LOG "
+                             "— rebuilt at next start$", line) for line in shown.values()), shown
+    assert main(["projections", "status"]) == 0
+    assert (f"    (it was built from another log: its event at position {reached} is not the "
+            "store's event there; the store was restored from a backup or replaced)"
+            ) in capsys.readouterr().out.splitlines()
