@@ -19,7 +19,7 @@ from . import lineage
 from .analytics import Analytics, AnalyticsModel
 from .board import Board, BoardModel
 from .directory import DirectoryModel
-from .election import STANDBY_RETRY, Election, election_for
+from .election import STANDBY_RETRY, Election, Holder, election_for
 from .ledgers import Ledgers, LedgersModel
 from .model import Folds, ReadModel
 from .runner import BATCH, LATEST_EVERY, LINGER, Catchup, Progress
@@ -283,8 +283,24 @@ class ReadModels:
                 "layouts": {name: m.store.layout() for name, m in self.models.items()},
                 "logs": {name: lineage.standing(self.app, m.store, positions[name], head)
                          for name, m in self.models.items()},
-                "runner": election.holder() if election is not None else None,
+                "runner": self._runner(),
                 "election": election.where if election is not None else None}
+
+    def _runner(self) -> Holder | None:
+        """Who runs these read models now: the runner of this set of them (``capes projections
+        run --name``) or, when there is none, the runner of them all (``capes serve``'s), which
+        runs this set too (a look at this set's lock alone said "nobody" while it ran)."""
+        if self.election is None:
+            return None
+        holder = self.election.holder()
+        if holder is not None or len(self.models) == len(MODELS):
+            return holder
+        everyone = election_for(self.factory, "all")
+        try:
+            return everyone.holder() if everyone is not None else None
+        finally:
+            if everyone is not None:
+                everyone.close()
 
 
 def open_read_models(app: Campaigns, names: Sequence[str] | None = None, *,

@@ -353,3 +353,20 @@ def test_read_models_go_on_through_an_outage_of_postgresql_and_catch_up_after_it
             check_read_models(behind, read_models, [campaign])
         finally:
             read_models.close()
+
+
+def test_the_status_of_some_read_models_names_the_runner_of_them_all_that_runs_them(
+    shared_store_env: dict[str, str], make_app: MakeApp,
+) -> None:
+    """``capes projections status --name timeline`` while ``capes serve`` runs every read model:
+    the timeline is run, by that runner; it said "run by nobody now" (only a runner of that
+    set, ``capes projections run --name timeline``, counted)."""
+    one, other = make_app(shared_store_env), make_app(shared_store_env)
+    runner = a_runner(one)
+    looker = ReadModels(other, ["timeline"], runs=False)
+    try:
+        assert runner.election is not None and runner.election.held
+        assert looker.status()["runner"] == runner.election.holder()
+    finally:
+        looker.close()
+        runner.close()
