@@ -163,7 +163,7 @@ def register(commands: Any) -> None:
     out.add_argument("campaign", type=campaign_arg, help="the campaign's id")
     out.add_argument("--format", choices=FORMATS, default="ndjson",
                      help="ndjson (one JSON object per line) or parquet (needs the parquet "
-                     "extra and --output); default %(default)s")
+                     "extra; --output or a pipe, never a terminal); default %(default)s")
     out.add_argument("--output", "-o", type=Path, help="the file (default: standard output)")
     out.set_defaults(run=_export)
 

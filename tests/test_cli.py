@@ -124,6 +124,17 @@ def test_a_parquet_export_to_a_terminal_is_refused(tmp_path: Path) -> None:
     assert b"-o FILE" in process.stderr
 
 
+def test_the_export_help_says_a_parquet_export_goes_to_a_file_or_a_pipe() -> None:
+    """Only a terminal is refused (above): the help said Parquet needed --output, which sent a
+    host piping it into another tool to a temporary file for nothing."""
+    parser = build_parser()
+    export_parser = next(a for a in parser._actions
+                         if isinstance(a, argparse._SubParsersAction)).choices["export"]
+    text = " ".join(export_parser.format_help().split())
+    assert "needs the parquet extra and --output" not in text
+    assert "--output or a pipe, never a terminal" in text
+
+
 @pytest.mark.parametrize("setting, value, named, why", [
     ("CAPES_DB", "/nonexistent/dir/x.sqlite", "CAPES_DB=/nonexistent/dir/x.sqlite",
      "the folder /nonexistent/dir does not exist"),
