@@ -407,7 +407,7 @@ def register(commands: Any) -> None:
     """Add the read models' subcommands to ``capes``."""
     projections = commands.add_parser(
         "projections", help="run, rebuild or check the read models",
-        description="The read models (board, ledgers, directory, analytics) kept from the "
+        description=f"The read models ({', '.join(MODELS)}) kept from the "
         "event log: follow it (run), rebuild them from the whole log (rebuild), or show "
         "their positions (status).")
     actions = projections.add_subparsers(dest="action", required=True)
