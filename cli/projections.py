@@ -452,7 +452,8 @@ def register(commands: Any) -> None:
     analytics = commands.add_parser(
         "analytics", help="print a campaign's analytics (or all campaigns')",
         description="Print a campaign's figures (or every campaign's, with --all): dice, Story "
-        "Tokens, Debt, conflicts, abilities and pace, as tables or as JSON.")
+        "Tokens, Debt, conflicts, abilities and pace, and a CAPEES! campaign's Victory Points, "
+        "as tables or as JSON.")
     analytics.add_argument("campaign", type=campaign_arg, nargs="?",
                            help="the campaign's id (or --all)")
     analytics.add_argument("--all", action="store_true", help="across every campaign")

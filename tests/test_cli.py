@@ -130,6 +130,12 @@ def test_the_read_models_help_names_every_read_model() -> None:
     assert [name for name in MODELS if name not in text] == []
 
 
+def test_the_analytics_help_names_the_victory_points_of_capees() -> None:
+    """``capes analytics`` prints a CAPEES! campaign's Victory Points; its help did not say so."""
+    text = " ".join(dict(parsers(build_parser()))["capes analytics"].format_help().split())
+    assert "Victory Points" in text
+
+
 def test_the_export_help_says_a_parquet_export_goes_to_a_file_or_a_pipe() -> None:
     """Only a terminal is refused (above): the help said Parquet needed --output, which sent a
     host piping it into another tool to a temporary file for nothing."""
