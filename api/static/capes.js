@@ -22,14 +22,11 @@ const Capes = (() => {
     return node;
   }
 
-  /* Draw ``nodes`` into ``box`` in place of what it held, as the player left it. The table
-     draws its moves, record and sheets again on every board the stream brings: the focus fell
-     to the page's top (a keyboard player's next keys went nowhere, and after their own move
-     they tabbed from the top again), a half-written dispute was wiped and an opened sheet
-     closed. Now the control that had the focus has it again (the same id, or the same kind of
-     control in the same element with an id), else ``fallback`` (a heading with tabindex -1);
-     what was typed into a control drawn again stays (not a read-only one: a new link is
-     news); a ``details`` with an id that was open stays open. */
+  /* Draw ``nodes`` into ``box`` in place of what it held, as the player left it (the table
+     draws again on every board): the control that had the focus has it again (the same id, or
+     the same kind of control in the same element with an id), else ``fallback``; what was typed
+     stays (not in a read-only control: a new link is news); an open ``details`` with an id
+     stays open. */
   function redraw(box, nodes, fallback) {
     const active = document.activeElement;
     const inside = active !== box && box.contains(active);
@@ -37,8 +34,7 @@ const Capes = (() => {
     const typed = new Map();
     for (const c of box.querySelectorAll("input[id], select[id], textarea[id]")) {
       if (c.readOnly || c.type === "hidden") continue;
-      // A list of several (a Goal's names, a Schism's dice): every option chosen. It was
-      // left out, and the choices were lost whenever anyone else moved.
+      // A list of several (a Goal's names, a Schism's dice): every option chosen.
       typed.set(c.id, c.multiple ? [...c.selectedOptions].map((o) => o.value)
         : ["checkbox", "radio"].includes(c.type) ? c.checked : c.value);
     }
@@ -68,10 +64,8 @@ const Capes = (() => {
     } else if (fallback) fallback.focus({ preventScroll: true });
   }
 
-  /* Draw ``nodes`` into the live region ``box`` only if they say something else than it does.
-     A screen reader reads a live region out each time it is drawn, and the table draws on
-     every board: "It's your move", or the open dispute, was read out again each time anyone
-     else moved. */
+  /* Draw ``nodes`` into the live region ``box`` only if they say something new: a screen
+     reader reads a live region out each time it is drawn. */
   function announce(box, nodes) {
     const said = nodes.map((n) => (n instanceof Node ? n.textContent : String(n))).join("");
     if (said !== box.textContent) redraw(box, nodes);

@@ -4,12 +4,10 @@
    the character form. The generic table (table.js) calls it; it holds no rule either. */
 "use strict";
 Capes.editions.capees = (T) => {
-  const { S, $, el, redraw, postCommand, player, charName, human, myLedger, drivesTable, die, total, problemText } = T;
+  const { S, $, el, player, character, charName, human, myLedger, die, tokens, back } = T;
   const SIDE = { hero: "Hero", opponent: "Opponent" };
-  const ASK = ["", "(ask me when it matters)"];
   const board = () => (S.past ? S.past.board : S.board);
   const complication = (id) => S.board.complications.find((c) => c.id === Number(id));
-  const character = (id) => S.characters.find((c) => c.id === Number(id));
   /* A Complication as the cards show it ("#2 Hostages"), and the value a die of it shows.
      An entry of the log names it as it was when that entry happened: by the last one created
      under its id up to the entry's event, undone or not. An undo or a rewind gives its id to
@@ -170,7 +168,7 @@ Capes.editions.capees = (T) => {
           ...(l ? l.inspirations.map((i) => [i.id, `#${i.id} ${i.name} (${i.vp} VP, Bonus ${i.bonus})`]) : [])];
       }
       case "drive":
-        return [ASK, ...(who ? who.drives.map((d) => [d.name, `${d.name} (Debt ${d.debt})`]) : [])];
+        return T.driveChoices(who);
       case "ability": {
         // C-ABIL-5: Tropes serve reactions only, and only Tropes do; C-ABIL-4: Blocked, or
         // used this page, shown but not chosen; the abilities the server does not accept on
@@ -197,15 +195,10 @@ Capes.editions.capees = (T) => {
      ability, what the die showed and shows now, where the Debt and the Story Tokens went. It
      said "Claim made", "Die rolled", and a player who looked away could not tell what had
      happened. An event carrying nothing but its name keeps it ("Resolution began"). */
-  const tokens = (n) => `${n} Story Token${n === 1 ? "" : "s"}`;
   const dieOf = (e) => `die ${e.die} of ${titled(e.complication)}`;
-  const back = (list) => list.map((d) => `${d.amount} ${d.drive} to ${charName(d.character)}`).join(", ");
   const who = (e) => charName(e.character);
   const vp = (e) => `(Hero ${e.hero_vp} VP, Opponent ${e.opponent_vp} VP)`;
   const EVENT_TEXT = {
-    CampaignCreated: (e) => `Campaign “${e.name}” created`,
-    PlayerSeated: (e) => `${e.name} took seat ${e.seat}`,
-    CampaignForked: (e) => `Forked as “${e.name}”`,
     CharacterCreated: (e) => `${e.name} created (${e.hero ? "hero" : e.drives.length ? "non-hero" : "known by name only"})`,
     SheetCompleted: (e) => `Sheet of ${who(e)} completed`,
     StoryBegun: (e) => `Story ${e.story} begun (Editor: ${player(e.editor)}, Victory Total ${e.victory_total})`,
@@ -222,8 +215,7 @@ Capes.editions.capees = (T) => {
     ClaimMade: (e) => `${who(e)} claimed ${titled(e.complication)}${e.displaced ? ` from ${charName(e.displaced)}` : ""}`,
     ClaimPassed: (e) => `${player(e.seat)} made no claim${e.forced ? " (none possible)" : ""}`,
     OverdrawnStepBegan: (e) => `Overdrawn: ${e.drives.map(([c, d]) => `${d} of ${charName(c)}`).join(", ") || "none"}`,
-    // C-DEBT-2: the Overdrawn roll keeps only a lower value.
-    OverdrawnRolled: (e) => `Overdrawn ${e.drive} of ${who(e)}: ${dieOf(e)}: ${e.kept ? `${e.before} → ${e.rolled}` : `rolled ${e.rolled}, stays ${e.before}`}`,
+    OverdrawnRolled: (e) => `Overdrawn ${e.drive} of ${who(e)}: ${dieOf(e)}: ${T.overdrawn(e)}`,
     TurnBegan: (e) => `Turn ${e.turn}`,
     ActionStarted: (e) => `Action: ${who(e)}`,
     DebtStaked: (e) => `${who(e)} staked ${e.amount} ${e.drive} Debt on ${titled(e.complication)} (${sideOf(e)} side)`,
@@ -275,10 +267,7 @@ Capes.editions.capees = (T) => {
 
   // -- the board --------------------------------------------------------------------------
 
-  function renderBoard() {
-    const b = board();
-    $("campaign-name").textContent = b.name;
-    document.title = `${b.name} · CAPEES!`;
+  function renderBoard(b) {
     const bits = [];
     if (b.editor) bits.push(`Editor: ${player(b.editor)}`);
     if (b.story) bits.push(`Story ${b.story} (Victory Total ${b.victory_total}: Hero ${b.story_hero_vp}, Opponent ${b.story_opponent_vp})`);
@@ -302,9 +291,7 @@ Capes.editions.capees = (T) => {
       el("strong", {}, SIDE[f]), ` ${b[f + "_vp"]} Victory Point${b[f + "_vp"] === 1 ? "" : "s"} · Prominence ${b[f + "_prominence"]}`))) : "";
     const present = b.present.length ? el("ul", { class: "present plain" }, b.present.map((p) => el("li", { class: `faction ${p.faction}` },
       `${p.name}: Prominence ${p.prominence} (${SIDE[p.faction]}, ${player(p.narrator)})`))) : "";
-    $("scene-line").replaceChildren(el("span", {}, bits.join(" · ")), score, present);
-    $("conflicts").replaceChildren(...b.complications.map(card));
-    if (!b.complications.length) $("conflicts").append(el("p", { class: "hint" }, "No Complications on the table."));
+    return [[el("span", {}, bits.join(" · ")), score, present], b.complications.map(card), "No Complications on the table."];
   }
 
   function card(c) {
@@ -314,35 +301,22 @@ Capes.editions.capees = (T) => {
       el("p", { class: "meta" }, control
         ? `Controlled by the ${SIDE[control]} side: worth ${c.vp} VP, Bonus ${c.bonus}` : "Nobody Controls it",
       c.claimed_by !== null ? ` · claimed by ${charName(c.claimed_by)}` : ""),
-      el("div", { class: "sides" }, c.sides.map((s) => el("div", {
-        class: `side ${s.faction}` + (c.controlling_side === s.index ? " controlling" : ""),
-      },
-      el("h4", {}, `${SIDE[s.faction]} side`, total(s.total)),
-      // A split-off side belongs to the character that opened it (C-SPLIT-3): ``owner`` is a
-      // character, not a seat (it was shown as "opened by seat 7").
-      s.owner ? el("p", { class: "meta owner" }, `${charName(s.owner)}’s own side (split off)`) : "",
-      el("div", { class: "dice" }, s.dice.map(([id, value]) => die(id, value, `, ${SIDE[s.faction]} side`))),
-      s.stakes.length ? el("p", { class: "meta" }, "Staked: " + s.stakes.map((st) => `${st.amount} ${st.drive} (${charName(st.character)})`).join(", ")) : ""))));
+      T.sides(c, (s) => [` ${s.faction}`, `${SIDE[s.faction]} side`,
+        // A split-off side belongs to the character that opened it (C-SPLIT-3): ``owner`` is a
+        // character, not a seat (it was shown as "opened by seat 7").
+        s.owner ? el("p", { class: "meta owner" }, `${charName(s.owner)}’s own side (split off)`) : "",
+        el("div", { class: "dice" }, s.dice.map(([id, value]) => die(id, value, `, ${SIDE[s.faction]} side`))),
+        s.stakes.length ? el("p", { class: "meta" }, "Staked: " + s.stakes.map((st) => `${st.amount} ${st.drive} (${charName(st.character)})`).join(", ")) : ""]));
   }
 
-  function renderLedgers() {
-    const ledgers = S.past ? S.past.ledgers : S.ledgers;
-    $("ledgers").replaceChildren(...ledgers.map((l) => el("article", {
-      class: "ledger" + (l.seat === S.me.seat ? " mine" : ""), dataset: { seat: l.seat },
-    },
-    el("h3", {}, l.name, l.seat === S.me.seat ? " (you)" : "", l.editor ? el("span", { class: "editor" }, " Editor") : "",
-      el("span", { class: "meta" }, ` seat ${l.seat}`)),
-    el("p", {}, el("span", { class: "tokens" }, `${l.tokens} Story Token${l.tokens === 1 ? "" : "s"}`)),
+  const ledger = (l) => [l.editor ? el("span", { class: "editor" }, " Editor") : "", "",
     l.inspirations.length ? el("ul", { class: "cards plain" }, l.inspirations.map((i) => el("li", { class: `card faction ${i.faction}` },
       `Inspiration #${i.id} ${i.name}: ${SIDE[i.faction]}, ${i.vp} VP, Bonus ${i.bonus}`))) : el("p", { class: "meta" }, "No Inspirations"),
     named(l.characters),
-    l.characters.filter((ch) => ch.drives.length).map((ch) => el("div", { class: "character" },
-      el("strong", {}, ch.name), ch.prominence ? ` · Prominence ${ch.prominence}` : "",
-      drivesTable(ch.drives, ch.name),
+    l.characters.filter((ch) => ch.drives.length).map((ch) => T.debts(ch, ch.prominence ? ` · Prominence ${ch.prominence}` : "",
       // The Complication by its name too, as its card shows it (it said "on #2" alone).
-      ch.staked.length ? el("p", { class: "meta" }, "Staked: " + ch.staked.map(([cid, drive, n]) => `${n} ${drive} on ${titled(cid)}`).join(", ")) : "",
-      ch.abilities.some((a) => a.blocked) ? el("p", { class: "meta" }, "Blocked: " + ch.abilities.filter((a) => a.blocked).map((a) => a.name).join(", ")) : "")))));
-  }
+      ch.staked.map(([cid, drive, n]) => `${n} ${drive} on ${titled(cid)}`),
+      ch.abilities.filter((a) => a.blocked).map((a) => a.name)))];
 
   /* Non-heroes known by name only (no sheet, no Debt) on one line. */
   function named(characters) {
@@ -350,21 +324,12 @@ Capes.editions.capees = (T) => {
     return names.length ? el("p", { class: "meta" }, "Known by name only: " + names.join(", ")) : "";
   }
 
-  function renderCharacters() {
-    // A sheet opened stays open as the table plays on (redraw).
-    redraw($("characters"), S.characters.map((ch) => el("details", { class: "sheet", id: `sheet-${ch.id}` },
-      el("summary", {}, `${ch.name} — ${ch.hero ? "hero" : "non-hero"}, ${player(ch.created_by)}’s`),
-      ch.abilities.length ? el("ul", { class: "abilities" }, ch.abilities.map((a) => el("li", {},
-        `${a.name}: ${a.type} ${a.rating}${a.super ? " (super)" : ""}`))) : el("p", { class: "meta" }, "Known by name only"),
-      ch.exemplars.length ? el("p", { class: "meta" }, "Exemplars: " +
-        ch.exemplars.map((x) => `${charName(x.character)} (${x.drive})`).join(", ")) : "")), $("characters-title"));
-    $("new-character").hidden = S.me.seat === null;
-    const complete = form.elements.complete;
-    const before = complete.value;
-    complete.replaceChildren(el("option", { value: "" }, "(a new character)"),
-      ...S.characters.filter((c) => !c.drives.length && c.created_by === S.me.seat).map((c) => el("option", { value: c.id }, c.name)));
-    complete.value = [...complete.options].some((o) => o.value === before) ? before : "";
-  }
+  const sheet = (ch) => [`${ch.hero ? "hero" : "non-hero"}, ${player(ch.created_by)}’s`,
+    ch.abilities.length ? T.abilityList(ch.abilities, "type") : el("p", { class: "meta" }, "Known by name only")];
+
+  /* The character form's sheets to complete: my characters known by name only (C-NPC-1). */
+  const renderCharacters = () => T.setOptions(form.elements.complete, [["", "(a new character)"],
+    ...S.characters.filter((c) => !c.drives.length && c.created_by === S.me.seat).map((c) => [c.id, c.name])]);
 
   // -- the character form -----------------------------------------------------------------
 
@@ -386,11 +351,7 @@ Capes.editions.capees = (T) => {
       throw ["hero", "A hero needs its five Drives, abilities and Exemplars: untick “A hero” for a non-hero known by name only (C-NPC-1)."];
     }
     const drives = Object.fromEntries(Object.entries(pairs(f.get("drives"), "drives")).map(([k, v]) => [k, Number(v)]));
-    const abilities = lines(f.get("abilities")).map((line, n) => {
-      const [aname, type, rating, sup] = line.split(",").map((x) => x.trim());
-      if (!aname || !type || !rating) throw ["abilities", `line ${n + 1}: write name, type, rating`];
-      return { name: aname, type: type.toLowerCase(), rating: Number(rating), super: /super/i.test(sup || "") };
-    });
+    const abilities = T.abilityLines(f.get("abilities"), "type");
     const exemplars = Object.fromEntries(Object.entries(pairs(f.get("exemplars"), "exemplars")).map(([drive, who]) => {
       const found = S.characters.find((c) => c.name.toLowerCase() === who.toLowerCase());
       if (!found) throw ["exemplars", `no character called ${who}`];
@@ -414,24 +375,7 @@ Capes.editions.capees = (T) => {
 
   const fieldError = (name, text) => T.fieldError(form, name, text, form.elements[name]);
 
-  form.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    T.clearFieldErrors(form);
-    let command;
-    try {
-      command = commandOf(new FormData(form));
-    } catch (e) {
-      if (Array.isArray(e)) { fieldError(e[0], e[1]); return; }
-      throw e;
-    }
-    try {
-      if (!(await postCommand(command))) return;  // not sent: the last command is not drawn yet
-      form.reset();
-      $("new-character").open = false;
-    } catch (err) {
-      fieldError(faultOf(err), problemText(err));
-    }
-  });
+  T.characterForm(form, commandOf, faultOf, fieldError);
 
-  return { MOVES, options, strings, label, eventText, choiceText, renderBoard, renderLedgers, renderCharacters, summary };
+  return { TITLE: "CAPEES!", MOVES, options, strings, label, eventText, choiceText, board: renderBoard, ledger, sheet, renderCharacters, summary };
 };

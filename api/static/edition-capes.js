@@ -1,9 +1,8 @@
-/* Edition ``capes`` at the table: its moves, the fields they need, its board (scene, page,
-   phase, Conflicts with their sides and dice), ledgers, character sheets and character
-   forms. The generic table (table.js) calls it; it holds no rule either. */
+/* Edition ``capes`` at the table: its moves and their fields, board, ledgers, sheets and
+   character forms, for table.js; it holds no rule either. */
 "use strict";
 Capes.editions.capes = (T) => {
-  const { S, $, el, redraw, postCommand, player, charName, human, myLedger, drivesTable, die, total, problemText, anyOf } = T;
+  const { S, $, el, postCommand, player, charName, human, myLedger, die, anyOf, tokens, back } = T;
   const DRIVES = ["Justice", "Truth", "Love", "Hope", "Duty",
     "Obsession", "Pride", "Power", "Despair", "Fear"];
   const conflictOf = (id) => (S.board.conflicts || []).find((c) => c.id === Number(id));
@@ -11,12 +10,14 @@ Capes.editions.capes = (T) => {
     S.board && Object.keys(S.board.cast).length
       ? S.board.cast[c.id] === S.me.seat : c.created_by === S.me.seat);
   const turnCharacter = () => S.board && S.board.turn
-    ? S.characters.find((c) => c.id === S.board.turn.character) : myCharacters()[0];
+    ? T.character(S.board.turn.character) : myCharacters()[0];
 
 
-  /* Each legal move (a command type of ``waiting_for``): its button and the fields it needs.
-     Choices the rules may ask for (a Drive, an ally, pairs, Story Tokens…) are left out: the
-     server answers 422 with the legal ``choices`` and the page shows a picker. */
+  /* Each legal move's button and fields. Choices the rules may ask for (a Drive, an ally,
+     pairs, Story Tokens…) are left to the picker (the 422's ``choices``). */
+  const CONFLICT = ["conflict", "conflict", "Conflict"];
+  const DIE = ["die", "die", "Die"];
+  const DRIVE = ["drive", "drive", "Drive taking the Debt (super abilities)"];
   const MOVES = {
     frame_scene: ["Frame the scene", [["text", "text", "The scene"]]],
     pass_framing: ["Pass framing", []],
@@ -33,28 +34,27 @@ Capes.editions.capes = (T) => {
       ["drive", "drive", "Drive"]]],
     pass_turn: ["Pass the turn", []],
     roll_die: ["Roll a die", [["ability", "ability", "Ability"],
-      ["conflict", "conflict", "Conflict"], ["die", "die", "Die"],
-      ["drive", "drive", "Drive taking the Debt (super abilities)"]]],
+      CONFLICT, DIE, DRIVE]],
     raise_inspiration: ["Raise an Inspiration", [["ability", "ability", "Ability"],
       ["inspiration", "inspiration", "Inspiration"],
-      ["drive", "drive", "Drive taking the Debt (super abilities)"]]],
+      DRIVE]],
     accept_roll: ["Accept the roll", []],
     reject_roll: ["Reject the roll", []],
     react: ["React", [["character", "my-character", "Character"],
       ["ability", "ability", "Ability"],
-      ["drive", "drive", "Drive taking the Debt (super abilities)"]]],
+      DRIVE]],
     pass_reaction: ["Pass (no reaction)", []],
     narrate: ["Narrate", [["text", "text", "What happens"],
       ["and_then", "bool", "This completes the “And Then”", true]]],
-    stake_debt: ["Stake Debt", [["conflict", "conflict", "Conflict"], ["die", "die", "Die"],
+    stake_debt: ["Stake Debt", [CONFLICT, DIE,
       ["amount", "count", "Debt", 1]]],
-    split_die: ["Split a die", [["conflict", "conflict", "Conflict"], ["die", "die", "Die"],
+    split_die: ["Split a die", [CONFLICT, DIE,
       ["into", "count", "Into how many dice", 2]]],
-    schism: ["Schism", [["conflict", "conflict", "Conflict"], ["side", "side", "Side it leaves"],
+    schism: ["Schism", [CONFLICT, ["side", "side", "Side it leaves"],
       ["split_uncontrolled", "split-free", "Split its uncontrolled die first"],
       ["dice", "dice", "Dice it takes"], ["label", "text", "New side's name", "New side"]]],
     spend_inspiration: ["Spend an Inspiration", [["inspiration", "inspiration", "Inspiration"],
-      ["conflict", "conflict", "Conflict"], ["die", "die", "Die"]]],
+      CONFLICT, DIE]],
     end_turn: ["End the turn", []],
     resolve: ["Resolve", [["conflict", "resolving", "Conflict"]]],
     gloat: ["Gloat", [["conflict", "resolving", "Conflict"], ["times", "count", "Times", 1]]],
@@ -63,8 +63,7 @@ Capes.editions.capes = (T) => {
     veto: ["Veto a conflict", [["conflict", "vetoable", "Conflict"]]],
   };
 
-  /* The die players may React to on board ``b`` (R-REACT-1), as [conflict, die, value], or
-     null. */
+  /* The die players may React to (R-REACT-1), as [conflict, die, value], or null. */
   function reactionDie(b = S.board) {
     const at = b.turn && b.turn.reacting_to;
     const c = at && b.conflicts.find((x) => x.id === at[0]);
@@ -72,22 +71,25 @@ Capes.editions.capes = (T) => {
     return d ? [c.id, d.id, d.value] : null;
   }
 
-  /* The board's Conflicts whose ids are among ``ids``, as a select offers them. */
-  const listed = (b, ids) => b.conflicts.filter((x) => ids.includes(x.id)).map((x) => [x.id, `#${x.id} ${x.text}`]);
+  /* Conflicts as a select offers them; those of the board whose ids are among ``ids``. */
+  const choices = (list) => list.map((x) => [x.id, `#${x.id} ${x.text}`]);
+  const listed = (b, ids) => choices(b.conflicts.filter((x) => ids.includes(x.id)));
 
   function options(kind, form) {
     const b = S.board;
     const conflictId = form && form.elements.conflict ? form.elements.conflict.value : null;
     const c = conflictId ? conflictOf(conflictId) : (b.conflicts || [])[0];
     const side = c && form && form.elements.side ? c.sides[Number(form.elements.side.value)] : null;
+    // The character a Drive or an ability is of: the form's, else the turn's.
+    const who = form && form.elements.character
+      ? T.character(form.elements.character.value) : turnCharacter();
     switch (kind) {
       case "conflict":
-        return b.conflicts.map((x) => [x.id, `#${x.id} ${x.text}`]);
+        return choices(b.conflicts);
       case "resolving": {
-        // The one Conflict the resolution waits on (R-PAGE-7): every Conflict was offered,
-        // the first by default, and resolving or gloating on another was refused (R-RES-1).
+        // The one Conflict the resolution waits on (R-PAGE-7, R-RES-1).
         const x = b.resolving === undefined || b.resolving === null ? null : conflictOf(b.resolving);
-        return x ? [[x.id, `#${x.id} ${x.text}`]] : [];
+        return choices(x ? [x] : []);
       }
       case "dice": {
         // A Schism's dice: those of the side the board says it may take (R-SCHISM-1), named
@@ -105,13 +107,11 @@ Capes.editions.capes = (T) => {
           (_, i) => [i + 2, `into ${i + 2} (${i + 1} Debt)`])] : [];
       }
       case "claimable": {
-        // The sides this seat may claim (R-PAGE-4): every Conflict was offered, one created
-        // this page first, and its claim was refused.
+        // The sides this seat may claim (R-PAGE-4).
         return listed(b, ((b.claimable || {})[S.me.seat] || []).map(([x]) => x));
       }
       case "deadlockable":
-        // Those the board says may be declared Deadlocked (R-DEAD-1, R-X-DEAD-2): every
-        // Conflict was offered, and the others refused.
+        // Those the board says may be declared Deadlocked (R-DEAD-1, R-X-DEAD-2).
         return listed(b, b.deadlockable || []);
       case "claimable-side": {
         const sides = ((b.claimable || {})[S.me.seat] || []).filter(([x]) => c && x === c.id);
@@ -119,7 +119,7 @@ Capes.editions.capes = (T) => {
       }
       case "free-pair": {
         // R-CHAR-6, R-PAGE-3: a Conflict added while claiming costs a Story Token, unless it
-        // is the Free Conflict of an Exemplar pair in the scene; the page could not add one.
+        // is the Free Conflict of an Exemplar pair in the scene.
         if (b.phase !== "claiming") return [];
         const pairs = (b.free_conflicts || {})[S.me.seat] || [];
         return [...pairs.map(([x, y]) => [`${x},${y}`, `the Free Conflict of ${charName(x)} and ${charName(y)}`]),
@@ -138,19 +138,10 @@ Capes.editions.capes = (T) => {
         return S.characters.filter((x) => !(x.id in b.cast)).map((x) => [x.id, x.name]);
       case "my-character":
         return myCharacters().map((x) => [x.id, x.name]);
-      case "drive": {
-        const who = form && form.elements.character
-          ? S.characters.find((x) => x.id === Number(form.elements.character.value))
-          : turnCharacter();
-        return [["", "(ask me when it matters)"],
-          ...(who ? who.drives.map((d) => [d.name, `${d.name} (Debt ${d.debt})`]) : [])];
-      }
+      case "drive":
+        return T.driveChoices(who);
       case "ability": {
-        const who = form && form.elements.character
-          ? S.characters.find((x) => x.id === Number(form.elements.character.value))
-          : turnCharacter();
-        // A Reaction rolls the die it is to, with an ability rated at least its value
-        // (R-REACT-1): the others are shown, not offered.
+        // A Reaction's ability is rated at least the die's value (R-REACT-1): others shown, not offered.
         const to = form && form.dataset.move === "react" ? reactionDie() : null;
         return who ? who.abilities.map((a) => [a.name,
           `${a.name} (${a.category} ${a.rating}${a.super ? ", super" : ""})`,
@@ -169,9 +160,8 @@ Capes.editions.capes = (T) => {
   }
 
 
-  /* A move's name where it costs a Story Token now, which the page never said: a turn in the
-     bought round (R-PAGE-6), a further character in the scene (R-SCENE-2), a further Claim of
-     the page (R-PAGE-3). A Conflict added while claiming says so in its form (Paid with). */
+  /* A move's name where it costs a Story Token now: a turn in the bought round (R-PAGE-6), a
+     further character (R-SCENE-2), a further Claim of the page (R-PAGE-3). */
   function label(type, seat, b) {
     if (type === "start_turn" && b.round === "bought") return "Buy a turn (1 Story Token)";
     if (type === "claim" && (b.free_claims_used || []).includes(seat)) return "Claim a side (1 Story Token)";
@@ -181,18 +171,13 @@ Capes.editions.capes = (T) => {
     return undefined;
   }
 
-  /* What the log says of an event beyond its name: who, which character, Conflict, die and
-     value, Drive, Story Tokens and Debt. It said "Scene framed", "Character allied",
-     "Reactions opened", and a player who looked away could not tell what had happened. A
-     template's {field} is the event's field, named as FIELD says (seats by their players'
-     names, characters by theirs, Conflicts by #id, dice by id); an event carrying nothing but
-     its name keeps it ("Campaign closed"). */
-  const tokens = (n) => `${n} Story Token${n === 1 ? "" : "s"}`;
+  /* The log's words for an event: who, which character, Conflict, die and value, Drive,
+     Story Tokens and Debt. A template's {field} is the event's, named as FIELD says; an event
+     with nothing but its name keeps it ("Campaign closed"). */
   const dieOf = (e) => `die ${e.die} of #${e.conflict}`;
-  /* A Conflict as the log and the status name it (#1 “The bridge collapses”): as it was
-     created, from the log, since one resolved since is on no board. */
-  // Read once per event heard, not once per name: a long log named each Conflict by a scan of
-  // every event. The last one made under an id counts (an undo may give its id again).
+  /* A Conflict as the log names it (#1 “The bridge collapses”): as created, from the log
+     (one resolved is on no board). */
+  // Read once per event heard, not per name; the last made under an id counts (after an undo).
   let madeOf = [-1, new Map()];
   const made = (id) => {
     if (madeOf[0] !== S.logged) {
@@ -217,14 +202,10 @@ Capes.editions.capes = (T) => {
     seats: (v) => v.map(player).join(" or "), order: (v) => v.map(player).join(", "),
     dice: (v) => `dice ${v.join(", ")}`,
   };
-  const back = (list, to = "to") => list.map((d) => `${d.amount} ${d.drive} ${to} ${charName(d.character)}`).join(", ");
   // R-RES-2, R-RES-4, R-DEAD-1: the Debt back to its Drives and the Inspirations made.
   const ended = (e) => e.inspirations.map((i) => `; Inspiration #${i.inspiration} (${i.value}) to ${player(i.seat)}`).join("")
     + (e.debt_returned.length ? `; Debt back: ${back(e.debt_returned)}` : "");
   const EVENT_TEXT = {
-    CampaignCreated: "Campaign “{name}” created",
-    PlayerSeated: (e) => `${e.name} took seat ${e.seat}`,
-    CampaignForked: "Forked as “{name}”",
     CharacterCreated: "{name} created ({method})",
     ExemplarLinked: "{exemplar} linked as Exemplar of {character} ({drive})",
     ExemplarRequested: "{seat} asked to link {exemplar} as Exemplar of {character} ({drive})",
@@ -235,9 +216,7 @@ Capes.editions.capes = (T) => {
     SceneEnded: "Scene {scene} ended ({next_framer} frames next)",
     PageStarted: (e) => `Page ${e.page} started by ${player(e.starter)}`
       + (e.overdrawn.length ? ` (Overdrawn: ${e.overdrawn.map((o) => `${o.drive} of ${charName(o.character)}`).join(", ")})` : ""),
-    // R-PAGE-2: the Overdrawn roll keeps only a lower value.
-    OverdrawnDieRolled: (e) => `Overdrawn ${e.drive} of ${charName(e.character)}: ${dieOf(e)}: `
-      + (e.kept ? `${e.before} → ${e.rolled}` : `rolled ${e.rolled}, stays ${e.before}`),
+    OverdrawnDieRolled: (e) => `Overdrawn ${e.drive} of ${charName(e.character)}: ${dieOf(e)}: ${T.overdrawn(e)}`,
     PhaseBegan: (e) => `Phase: ${human(e.phase)}${e.seat ? ` (${player(e.seat)} first)` : ""}`,
     ClaimTurnPassed: (e) => `${player(e.seat)} passed to ${player(e.to)}${e.idle ? " (idle)" : ""}`,
     ClaimMade: "{seat} claimed {side} of {conflict}{cost}",
@@ -281,15 +260,14 @@ Capes.editions.capes = (T) => {
     return typeof t === "string" ? t.replace(/\{(\w+)\}/g, (_, k) => (FIELD[k] || String)(e[k], e)) : t?.(e);
   };
 
-  /* A picker's question in a player's words, where the server's is the API's: the Story
-     Tokens' was "giver seat -> {recipient seat: count}". */
+  /* A picker's question in a player's words (the server's is the API's). */
   const QUESTIONS = {
     tokens: "who gets the Story Tokens of the winning side’s Debt?",
     pairs: "how do the dice pair off for Inspirations? Each die is paired with a die of another side until every die is used.",
   };
   const question = (field) => QUESTIONS[field];
 
-  /* A die of the Conflict a command is about, as the board shows it: its id, value and side. */
+  /* A die of the command's Conflict as the board shows it: id, value and side. */
   function dieText(command, id) {
     const c = command && conflictOf(command.conflict);
     const side = c && c.sides.find((s) => s.dice.some((d) => d.id === id));
@@ -300,7 +278,7 @@ Capes.editions.capes = (T) => {
   function choiceText(field, choice, command) {
     if (field === "tokens") {
       const gifts = Object.entries(choice).flatMap(([g, to]) => Object.entries(to).map(
-        ([r, n]) => `${player(Number(g))} gives ${player(Number(r))} ${n} Story Token${n > 1 ? "s" : ""}`));
+        ([r, n]) => `${player(Number(g))} gives ${player(Number(r))} ${tokens(n)}`));
       return gifts.join("; ") || "no Story Tokens";
     }
     if (field === "pairs") return choice.map(([a, b]) => `${dieText(command, a)} with ${dieText(command, b)}`).join("; ");
@@ -315,10 +293,7 @@ Capes.editions.capes = (T) => {
   }
 
 
-  function renderBoard() {
-    const b = S.past ? S.past.board : S.board;
-    $("campaign-name").textContent = b.name;
-    document.title = `${b.name} · Capes`;
+  function board(b) {
     const bits = [];
     if (b.scene) {
       bits.push(`Scene ${b.scene}${b.scene_text ? ": " + b.scene_text : ""}`);
@@ -344,10 +319,8 @@ Capes.editions.capes = (T) => {
       `(${r.drive}): ` + (r.awaiting === null ? "can no longer be made"
         : r.awaiting === S.me.seat ? "your agreement is awaited (Link an Exemplar)"
           : `waiting for ${player(r.awaiting)}`)));
-    $("scene-line").replaceChildren(el("span", {}, bits.join(" · ")),
-      cast.length ? el("span", { class: "cast" }, "Cast: " + cast.join(", ")) : "", ...asked);
-    $("conflicts").replaceChildren(...b.conflicts.map(conflictCard));
-    if (!b.conflicts.length) $("conflicts").append(el("p", { class: "hint" }, "No conflicts on the table."));
+    return [[el("span", {}, bits.join(" · ")), cast.length ? el("span", { class: "cast" }, "Cast: " + cast.join(", ")) : "", ...asked],
+      b.conflicts.map(conflictCard), "No conflicts on the table."];
   }
 
   function conflictCard(c) {
@@ -356,68 +329,43 @@ Capes.editions.capes = (T) => {
       el("p", { class: "meta" }, `created by ${player(c.creator)}`,
         c.names.length ? ` · names ${c.names.map(charName).join(", ")}` : "",
         c.controlling_side !== null ? ` · controlled by “${c.sides[c.controlling_side].label}”` : ""),
-      el("div", { class: "sides" }, c.sides.map((s) => el("div", {
-        class: "side" + (c.controlling_side === s.index ? " controlling" : ""),
-      },
-      el("h4", {}, s.label, total(s.total)),
-      el("p", { class: "meta" },
-        s.claimed_by ? `claimed by ${player(s.claimed_by)}` : "unclaimed",
-        s.allies.length ? ` · allies: ${s.allies.map(charName).join(", ")}` : ""),
-      el("div", { class: "dice" }, s.dice.map((d) => die(d.id, d.value,
-        `${d.controller ? ", controlled by " + charName(d.controller) : ""}${d.staked ? `, ${d.staked} Debt staked` : ""}`,
-        d.staked ? `+${d.staked}` : "")))))));
+      T.sides(c, (s) => ["", s.label,
+        el("p", { class: "meta" },
+          s.claimed_by ? `claimed by ${player(s.claimed_by)}` : "unclaimed",
+          s.allies.length ? ` · allies: ${s.allies.map(charName).join(", ")}` : ""),
+        el("div", { class: "dice" }, s.dice.map((d) => die(d.id, d.value,
+          `${d.controller ? ", controlled by " + charName(d.controller) : ""}${d.staked ? `, ${d.staked} Debt staked` : ""}`,
+          d.staked ? `+${d.staked}` : "")))]));
   }
 
-  function renderLedgers() {
-    const ledgers = S.past ? S.past.ledgers : S.ledgers;
-    $("ledgers").replaceChildren(...ledgers.map((l) => el("article", {
-      class: "ledger" + (l.seat === S.me.seat ? " mine" : ""), dataset: { seat: l.seat },
-    },
-    el("h3", {}, `${l.name}`, l.seat === S.me.seat ? " (you)" : "", el("span", { class: "meta" }, ` seat ${l.seat}`)),
-    el("p", {}, el("span", { class: "tokens" }, `${l.tokens} Story Token${l.tokens === 1 ? "" : "s"}`),
-      " · Inspirations: ", l.inspirations.length
-        ? l.inspirations.map((i) => `#${i.id} (${i.value})`).join(", ") : "none"),
-    l.characters.map((ch) => el("div", { class: "character" },
-      el("strong", {}, ch.name),
-      drivesTable(ch.drives, ch.name),
-      ch.staked.length ? el("p", { class: "meta" }, "Staked: " + ch.staked.map((s) => `${s.amount} ${s.drive} on #${s.conflict} die ${s.die}`).join(", ")) : "",
-      ch.blocked.length ? el("p", { class: "meta" }, "Blocked: " + ch.blocked.join(", ")) : "")))));
-  }
+  const ledger = (l) => ["", [" · Inspirations: ", l.inspirations.length
+    ? l.inspirations.map((i) => `#${i.id} (${i.value})`).join(", ") : "none"],
+  l.characters.map((ch) => T.debts(ch, "",
+    ch.staked.map((s) => `${s.amount} ${s.drive} on #${s.conflict} die ${s.die}`), ch.blocked))];
 
+  const sheet = (ch) => [`${player(ch.created_by)}’s, ${ch.method}`, T.abilityList(ch.abilities, "category")];
+
+  /* The Exemplar form's lists (the new character's are in the page). */
   function renderCharacters() {
-    // A sheet opened stays open as the table plays on (redraw).
-    redraw($("characters"), S.characters.map((ch) => el("details", { class: "sheet", id: `sheet-${ch.id}` },
-      el("summary", {}, `${ch.name} — ${player(ch.created_by)}’s, ${ch.method}`),
-      el("ul", { class: "abilities" }, ch.abilities.map((a) => el("li", {},
-        `${a.name}: ${a.category} ${a.rating}${a.super ? " (super)" : ""}`))),
-      ch.exemplars.length ? el("p", { class: "meta" }, "Exemplars: " +
-        ch.exemplars.map((x) => `${charName(x.other)} (${x.drive})`).join(", ")) : "")), $("characters-title"));
-    const mine = S.characters.filter((c) => c.created_by === S.me.seat);
     const ex = $("exemplar-form");
-    const fill = (select, items) => {
-      const before = select.value;
-      select.replaceChildren(...items.map(([v, label]) => el("option", { value: v }, label)));
-      if ([...select.options].some((o) => o.value === before)) select.value = before;
-    };
-    fill(ex.elements.character, mine.map((c) => [c.id, c.name]));
-    fill(ex.elements.exemplar, S.characters.map((c) => [c.id, c.name]));
-    fill(ex.elements.drive, DRIVES.map((d) => [d, d]));
+    const named = (list) => list.map((c) => [c.id, c.name]);
+    T.setOptions(ex.elements.character, named(S.characters.filter((c) => c.created_by === S.me.seat)));
+    T.setOptions(ex.elements.exemplar, named(S.characters));
+    T.setOptions(ex.elements.drive, DRIVES.map((d) => [d, d]));
     $("link-exemplar").hidden = S.me.seat === null;
-    $("new-character").hidden = S.me.seat === null;
   }
 
-  // -- characters -----------------------------------------------------------------------------
+  // -- characters --
 
   const chForm = $("character-form");
   $("ch-drive-inputs").append(...DRIVES.map((d) => el("label", { class: "drive" }, d,
     el("input", { type: "number", name: `drive-${d}`, min: 0, max: 5, "aria-label": `${d} strength` }))));
+  /* The parts of the form for a build method; the Drives' strengths, off when undifferentiated. */
+  const showMethod = (m) => { for (const part of chForm.querySelectorAll("[data-method]")) part.hidden = part.dataset.method !== m; };
+  const drivesOff = (off) => { for (const i of $("ch-drive-inputs").querySelectorAll("input")) i.disabled = off; };
   chForm.addEventListener("change", (ev) => {
-    if (ev.target.name === "method") {
-      for (const part of chForm.querySelectorAll("[data-method]")) part.hidden = part.dataset.method !== ev.target.value;
-    }
-    if (ev.target.name === "undifferentiated") {
-      for (const i of $("ch-drive-inputs").querySelectorAll("input")) i.disabled = ev.target.checked;
-    }
+    if (ev.target.name === "method") showMethod(ev.target.value);
+    if (ev.target.name === "undifferentiated") drivesOff(ev.target.checked);
   });
   const list = (text) => text.split(",").map((x) => x.trim()).filter(Boolean);
 
@@ -430,16 +378,7 @@ Capes.editions.capes = (T) => {
   }
 
   function buildOf(f) {
-    if (f.get("method") === "freeform") {
-      const abilities = [];
-      for (const [n, line] of f.get("abilities").split("\n").entries()) {
-        if (!line.trim()) continue;
-        const [name, category, rating, sup] = line.split(",").map((x) => x.trim());
-        if (!name || !category || !rating) throw ["abilities", `line ${n + 1}: write name, category, rating`];
-        abilities.push({ name, category: category.toLowerCase(), rating: Number(rating), super: /super/i.test(sup || "") });
-      }
-      return { method: "freeform", abilities };
-    }
+    if (f.get("method") === "freeform") return { method: "freeform", abilities: T.abilityLines(f.get("abilities"), "category") };
     const ratings = {};
     for (const line of f.get("ratings").split("\n")) {
       if (!line.trim()) continue;
@@ -455,7 +394,8 @@ Capes.editions.capes = (T) => {
   }
 
   /* Which field a refusal is about: a 400's error key, else the rule's area. */
-  function faultOf(err, method) {
+  function faultOf(err, f) {
+    const method = f.get("method");
     const p = err.problem || {};
     const key = JSON.stringify(p.errors || "");
     const text = (err.message || "") + key;
@@ -471,32 +411,14 @@ Capes.editions.capes = (T) => {
     return "form";
   }
 
-  chForm.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    T.clearFieldErrors(chForm);
-    const f = new FormData(chForm);
-    const method = f.get("method");
-    let command;
-    try {
-      command = { type: "create_character", name: f.get("name").trim(), build: buildOf(f) };
-      if (!command.name) throw ["name", "Give the character a name."];
-    } catch (e) {
-      if (Array.isArray(e)) { fieldError(e[0], e[1]); return; }
-      throw e;
-    }
+  T.characterForm(chForm, (f) => {
+    const command = { type: "create_character", name: f.get("name").trim(), build: buildOf(f) };
+    if (!command.name) throw ["name", "Give the character a name."];
     if (!f.get("undifferentiated")) {
       command.drives = Object.fromEntries(DRIVES.map((d) => [d, Number(f.get(`drive-${d}`) || 0)]).filter(([, n]) => n > 0));
     }
-    try {
-      if (!(await postCommand(command))) return;  // not sent: the last command is not drawn yet
-      chForm.reset();
-      for (const part of chForm.querySelectorAll("[data-method]")) part.hidden = part.dataset.method !== "freeform";
-      for (const i of $("ch-drive-inputs").querySelectorAll("input")) i.disabled = false;
-      $("new-character").open = false;
-    } catch (err) {
-      fieldError(faultOf(err, method), problemText(err));
-    }
-  });
+    return command;
+  }, faultOf, fieldError, () => { showMethod("freeform"); drivesOff(false); });
 
   $("exemplar-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -504,7 +426,7 @@ Capes.editions.capes = (T) => {
     $("exemplar-error").textContent = "";
     try {
       await postCommand({ type: "link_exemplar", character: Number(f.character.value), exemplar: Number(f.exemplar.value), drive: f.drive.value });
-    } catch (err) { $("exemplar-error").textContent = problemText(err); }
+    } catch (err) { $("exemplar-error").textContent = T.problemText(err); }
   });
 
 
@@ -532,21 +454,21 @@ Capes.editions.capes = (T) => {
   /* Table talk on its own: the ``narrate`` command. */
   const say = (text) => ({ type: "narrate", text });
 
-  /* Moves any seat may make while the table waits for someone else (R-CONF-3 a veto, R-DEAD-1 a
-     deadlock): offered in "Your moves", never "your move" in the status. */
+  /* Moves any seat may make while the table waits for another (R-CONF-3, R-DEAD-1): never
+     "your move" in the status. */
   const ASIDE = new Set(["veto", "declare_deadlock"]);
 
-  /* Each Conflict that may be vetoed now, with the seats that may veto it (R-CONF-3); on a
-     board stored before ``vetoers``, those the board offers a veto. */
+  /* Each Conflict that may be vetoed now, with the seats that may veto it (R-CONF-3); on an
+     older board, those offered a veto. */
   const vetoers = (b) => b.vetoable.map((id) => [id, (b.vetoers || {})[id]
     || Object.keys(b.waiting_for).map(Number).filter((s) => b.waiting_for[s].includes("veto"))]);
 
   /* The status's words for an aside move: who may veto what, or declare which Conflicts
-     Deadlocked (R-DEAD-1: it said who might "declare a deadlock", of no Conflict). */
+     Deadlocked (R-DEAD-1). */
   const aside = (type, seats, b) => (type === "veto" ? vetoers(b).map(([id, who]) =>
     `${anyOf(who)} may veto ${titled(id)} before the next turn starts.`).join(" ")
     : (b.deadlockable || []).length
       && `${anyOf(seats)} may declare ${b.deadlockable.map(titled).join(" or ")} deadlocked.`);
 
-  return { MOVES, ASIDE, aside, options, strings, fill, choiceText, question, label, eventText, renderBoard, renderLedgers, renderCharacters, summary, say };
+  return { TITLE: "Capes", MOVES, ASIDE, aside, options, strings, fill, choiceText, question, label, eventText, board, ledger, sheet, renderCharacters, summary, say };
 };

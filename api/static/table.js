@@ -1,13 +1,8 @@
-/* The table: board, ledgers, legal moves, log and record of one campaign, kept live by the
-   campaign's event stream. Everything goes through the HTTP API; no rule is checked here:
-   the server refuses what is illegal, and a refusal that asks for a choice (422 with
-   ``choices``) becomes a picker of exactly those choices.
-
-   This file is the same for every edition: the status, the moves' forms, the picker, the
-   record (undo, disputes, time slider, fork, verify), seats, the log and the live stream.
-   What an edition shows and asks differently (its moves and their fields, its board, ledgers
-   and character sheets) comes from ``Capes.editions[<the body's data-edition>]``, a
-   function of this table's shared helpers (edition-capes.js, edition-capees.js). */
+/* The table of one campaign, kept live by its event stream. Everything goes through the
+   HTTP API and no rule is checked here: the server refuses what is illegal, and a 422 with
+   ``choices`` becomes a picker of those choices. This file is the same for every edition;
+   what an edition shows and asks differently comes from ``Capes.editions[<data-edition>]``
+   (edition-capes.js, edition-capees.js), given this table's shared helpers. */
 "use strict";
 (() => {
   const { el, redraw, announce, api, problemText } = Capes;
@@ -16,10 +11,8 @@
   const BASE = `/campaigns/${ID}`;
   const TOKEN = Capes.token(ID);
   const RECORD_MOVES = new Set(["vote", "withdraw_dispute"]);
-  /* A new invitation link pasted into this tab changes only the fragment, and the browser does
-     not load the page again: the old token stayed, and with it "This link no longer works".
-     Capes.token keeps the new one; the page then loads again with it, since who this is, the
-     stream's cookie and every form drawn belong to the token. */
+  /* A new link pasted into this tab changes only the fragment: the page loads again with its
+     token (who this is, the stream's cookie and every form belong to the token). */
   window.addEventListener("hashchange", () => {
     if (Capes.token(ID) !== TOKEN) location.reload();
   });
@@ -38,10 +31,11 @@
     document.getElementById("broken").hidden = false;
   });
 
-  // -- helpers ------------------------------------------------------------------------------
+  // -- helpers --
 
   const player = (seat) => (S.board && S.board.players[seat - 1]) || `seat ${seat}`;
-  const charName = (id) => (S.characters.find((c) => c.id === id) || {}).name || `#${id}`;
+  const character = (id) => S.characters.find((c) => c.id === Number(id));
+  const charName = (id) => character(id)?.name || `#${id}`;
   const human = (type) => type.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ")
     .replace(/^./, (c) => c.toUpperCase()).replace(/ [A-Z]/g, (c) => c.toLowerCase());
   const myLedger = () => S.ledgers.find((l) => l.seat === S.me.seat);
@@ -53,10 +47,8 @@
   const settled = (s) => `Dispute #${s.dispute} ${s.by === "withdrawal" ? "withdrawn"
     : (s.upheld ? "upheld" : "rejected") + (ENDED[s.by] ?? ` ${s.by}`)}`;
   const hash = (hex) => `${hex.slice(0, 8)}…`;
-  /* What the log says of the record's events (R-REC-*, R-FAIR-*, R-X-REC-4), the same in every
-     edition: who did what, to which move or dispute, and how it ended. They were shown by their
-     names ("Dispute voted", "Dice committed"): whose vote, which way, which scene's dice? Their
-     keys are also what tells a record's entry from a move of the game. */
+  /* The log's words for the record's events, alike in every edition (R-REC-*, R-FAIR-*,
+     R-X-REC-4). Their keys also tell a record's entry from a move of the game. */
   const RECORD_TEXT = {
     TableOptionsSet: ({ options: o }) => `Disputes: open ${o.dispute_minutes} minutes; upheld by a `
       + `${o.dispute_threshold} vote${o.owner_settles ? " or the owner" : ""}`,
@@ -76,29 +68,63 @@
     DiceRevealed: (e) => `Dice of scene ${e.scene} revealed (seed ${hash(e.seed)})`,
   };
   const lower = (text) => text.charAt(0).toLowerCase() + text.slice(1);
+  const upper = (text) => text.charAt(0).toUpperCase() + text.slice(1);
   /* Seats as a sentence's subject: "You, Ana or Ben" (this page's seat first, as "you"). */
   const anyOf = (seats) => {
     const names = [...seats].sort((a, b) => (b === S.me.seat) - (a === S.me.seat))
       .map((s) => (s === S.me.seat ? "you" : player(s)));
     const text = names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}` : names[0];
-    return text.charAt(0).toUpperCase() + text.slice(1);
+    return upper(text);
   };
+
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const tokens = (n) => plural(n, "Story Token");
+  /* Debt back to (or spent ``to`` = "of") its Drives: "2 Justice to Ana, 1 Fear to Ben". */
+  const back = (list, to = "to") => list.map((d) => `${d.amount} ${d.drive} ${to} ${charName(d.character)}`).join(", ");
+  /* An Overdrawn roll keeps only a lower value (R-PAGE-2, C-DEBT-2). */
+  const overdrawn = (e) => (e.kept ? `${e.before} → ${e.rolled}` : `rolled ${e.rolled}, stays ${e.before}`);
+  /* The table's own events, alike in every edition. */
+  const TABLE_TEXT = {
+    CampaignCreated: (e) => `Campaign “${e.name}” created`,
+    PlayerSeated: (e) => `${e.name} took seat ${e.seat}`,
+    CampaignForked: (e) => `Forked as “${e.name}”`,
+  };
+
+  /* A character's abilities from the form's lines, "name, <key>, rating[, super]" (blank
+     lines skipped, but counted in the line a refusal names). */
+  const abilityLines = (text, key) => text.split("\n").flatMap((line, n) => {
+    if (!line.trim()) return [];
+    const [name, value, rating, sup] = line.split(",").map((x) => x.trim());
+    if (!name || !value || !rating) throw ["abilities", `line ${n + 1}: write name, ${key}, rating`];
+    return [{ name, [key]: value.toLowerCase(), rating: Number(rating), super: /super/i.test(sup || "") }];
+  });
+  /* The Drives of ``who`` a Debt may go to, or the picker's choice later. */
+  const driveChoices = (who) => [["", "(ask me when it matters)"],
+    ...(who ? who.drives.map((d) => [d.name, `${d.name} (Debt ${d.debt})`]) : [])];
 
   /* Words for a screen reader, hidden from the eye (what the page shows around them says it). */
   const unseen = (text) => el("span", { class: "visually-hidden" }, text);
 
-  /* A character's Drives: strength and Debt (both editions' ledgers carry them). Named after
-     the character: a screen reader's list of tables was a row of unnamed ones. */
+  /* A character's Drives: strength and Debt, named after the character for a screen reader. */
   const drivesTable = (drives, name) => el("table", { class: "drives", "aria-label": `${name}’s Drives` },
-    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Drive"), el("th", { scope: "col" }, "Strength"), el("th", { scope: "col" }, "Debt"))),
+    el("thead", {}, el("tr", {}, ["Drive", "Strength", "Debt"].map((h) => el("th", { scope: "col" }, h)))),
     el("tbody", {}, drives.map((d) => el("tr", { class: d.overdrawn ? "overdrawn" : "" },
       el("th", { scope: "row" }, d.name + (d.overdrawn ? " (overdrawn)" : "")),
       el("td", {}, String(d.strength)), el("td", {}, String(d.debt))))));
 
-  /* A refusal shown next to the field at fault (``input``, when the form has one for it):
-     the field is marked invalid, described by the refusal and given the focus, so a screen
-     reader reads out the field and why. The refusal alone, beside the field, was silent: the
-     focus stayed on the form's button. */
+  /* ``select``'s options made again from [value, label, disabled] items, the chosen ones kept;
+     ``disabled``: false, or why (true: "blocked"). */
+  function setOptions(select, items) {
+    const before = new Set([...select.selectedOptions].map((o) => o.value));
+    select.replaceChildren(...items.map(([v, label, disabled]) => el("option", { value: v, disabled: !!disabled },
+      label + (disabled ? ` (${disabled === true ? "blocked" : disabled})` : ""))));
+    const kept = [...select.options].filter((o) => before.has(o.value));
+    if (select.multiple) for (const o of kept) o.selected = true;
+    else if (kept.length) select.value = kept[0].value;
+  }
+
+  /* A refusal beside the field at fault (``input``): marked invalid, described by the
+     refusal and focused, so a screen reader reads the field and why. */
   function fieldError(form, name, text, input) {
     const box = form.querySelector(`[data-for="${name}"]`);
     box.id = box.id || `${form.id}-${name}-error`;
@@ -118,39 +144,77 @@
     }
   }
 
-  /* A die as a die: its value, a label for screen readers, a small mark (staked Debt), and
-     its id in a corner: the moves' selects and the log name dice by id ("die 3"), which the
-     board showed only in a tooltip, so two dice of one value could not be told apart. */
+  /* A die: its value, a label for screen readers, a mark (staked Debt), and its id in a
+     corner, by which the moves and the log name it. */
   const die = (id, value, more, mark) => el("span", {
     class: "die", role: "img", "aria-label": `die ${id} showing ${value}${more || ""}`, title: `die ${id}`,
   }, el("span", { class: "die-id" }, String(id)), String(value), mark ? el("sub", {}, mark) : "");
 
-  /* A side's total: the number, read out as "total 7" (the word hidden from the eye). It was
-     an aria-label on a plain span, which ARIA does not allow: ignored by some screen readers,
-     run into the side's label by Chrome ("Everyone gets offtotal 2"). */
+  /* A side's total, read out as "total 7" (an aria-label on a span is not allowed). */
   const total = (n) => el("span", { class: "total" }, " ", unseen("total "), String(n));
+
+  /* A Conflict's (a Complication's) sides, each with its label and total and the edition's
+     parts: ``side(s)`` gives [its class, label, ...parts]. */
+  const sides = (c, side) => el("div", { class: "sides" }, c.sides.map((s) => {
+    const [cls, label, ...parts] = side(s);
+    return el("div", { class: `side${cls}${c.controlling_side === s.index ? " controlling" : ""}` },
+      el("h4", {}, label, total(s.total)), ...parts);
+  }));
+
+  /* A character in a ledger: its Drives, its Debt staked and its Blocked abilities (words). */
+  const debts = (ch, more, staked, blocked) => el("div", { class: "character" },
+    el("strong", {}, ch.name), more, drivesTable(ch.drives, ch.name),
+    staked.length ? el("p", { class: "meta" }, "Staked: " + staked.join(", ")) : "",
+    blocked.length ? el("p", { class: "meta" }, "Blocked: " + blocked.join(", ")) : "");
+
+  /* A sheet's abilities, each rated in the edition's ``key`` (category, type). */
+  const abilityList = (list, key) => el("ul", { class: "abilities" }, list.map((a) => el("li", {},
+    `${a.name}: ${a[key]} ${a.rating}${a.super ? " (super)" : ""}`)));
+
+  /* The character form, sent alike in every edition: ``make(FormData)`` builds the command
+     (throwing [field, words]), ``fault(err, FormData)`` names the field a refusal is about,
+     ``mark(field, words)`` shows it, ``reset()`` undoes what form.reset() does not. */
+  function characterForm(form, make, fault, mark, reset) {
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      clearFieldErrors(form);
+      const f = new FormData(form);
+      let command;
+      try {
+        command = make(f);
+      } catch (e) {
+        if (Array.isArray(e)) { mark(...e); return; }
+        throw e;
+      }
+      try {
+        if (!(await postCommand(command))) return;  // not sent: the last command is not drawn yet
+        form.reset();
+        if (reset) reset();
+        $("new-character").open = false;
+      } catch (err) {
+        mark(fault(err, f), problemText(err));
+      }
+    });
+  }
 
   /* The edition's part of the table (moves, board, ledgers, characters). */
   const E = Capes.editions[document.body.dataset.edition]({
-    S, $, el, redraw, call, send, postCommand, player, charName, human, myLedger, drivesTable, die, total, problemText, anyOf,
-    fieldError, clearFieldErrors,
+    S, $, el, postCommand, player, character, charName, human, myLedger, die, problemText, anyOf,
+    fieldError, setOptions, plural, tokens, back, overdrawn, abilityLines, abilityList, driveChoices,
+    sides, debts, characterForm,
   });
   const MOVES = E.MOVES;
   const ASIDE = E.ASIDE || new Set();
 
-  /* The page sends one command at a time, and takes the next once it shows the board the last
-     one made. A command sent meanwhile is ignored: a double click on a move's button sent it
-     twice (the buttons were only dimmed), and the narration was stored twice, or the move
-     applied and its copy refused. Until the redraw the form that sent it is still there, to be
-     clicked again. That board comes by the live stream, or, when the stream has not brought it
-     soon after the answer, is read over HTTP (``catchUp``). */
+  /* One command at a time: the next is taken once the board the last one made is drawn (a
+     double click sent a move twice). That board comes by the stream, or is read over HTTP
+     when the stream is late (``catchUp``). */
   const busy = () => S.sending || S.drawn < S.applied;
   function setBusy() {
     if (busy()) document.body.dataset.busy = "1"; else delete document.body.dataset.busy;
   }
 
-  /* POST to ``path`` what changes the campaign (a command, the owner's settling): the answer,
-     or null if it was not sent (the last one is on its way, or not drawn yet). */
+  /* POST what changes the campaign: the answer, or null if not sent (the last is not drawn). */
   async function post(path, body) {
     if (busy()) return null;
     S.sending = true;
@@ -167,9 +231,8 @@
     }
   }
 
-  /* A command with the narration written for it (then cleared): the answer, or null. A box
-     left with blanks alone (a stray space, a line break) is sent as none, as an empty one is:
-     the server refuses blanks alone (R-X-SRV-1), and every move was refused for them. */
+  /* A command with the narration written for it (then cleared): the answer, or null. Blanks
+     alone are sent as none, which the server would refuse (R-X-SRV-1). */
   async function postCommand(command) {
     const said = $("narration").value;
     const applied = await post("/commands", { command, narration: said.trim() ? said : "" });
@@ -177,38 +240,33 @@
     return applied;
   }
 
-  /* The messages of the moves and of the record, cleared when a move is sent and when a new
-     board is drawn: a refusal is about the board it was made on (a refusal once stayed in
-     "Your moves" into later scenes). */
+  /* The moves' and the record's messages, cleared when a move is sent and a new board drawn:
+     a refusal is about the board it was made on. */
+  const recordError = (err) => { $("record-error").textContent = problemText(err); };
+  /* The page's blocking message: a link refused, a read failed ("" hides it). */
+  const fatal = (text) => { $("fatal").hidden = !text; $("fatal").textContent = text; };
+  const savedLinks = () => JSON.parse(localStorage.getItem(`capes:links:${ID}`) || "{}");
+
   function clearErrors() {
     $("move-error").textContent = "";
     $("record-error").textContent = "";
   }
 
-  // -- the moves ----------------------------------------------------------------------------
+  // -- the moves --
 
-  /* Each legal move (a command type of ``waiting_for``) is a form made from the edition's
-     ``MOVES[type] = [label, fields, action]``: a field is [name, kind, label, initial]; kinds
-     "text", "required" (a text the move cannot go without: the browser asks for it, and
-     gives it the focus, before anything is sent), "count", "bool", "names" are inputs, any
-     other a select of the edition's ``options(kind, form)`` ("dice": of several). ``action``
-     (if any) runs instead of sending the command. */
+  /* Each legal move (of ``waiting_for``) is a form from the edition's ``MOVES[type] =
+     [label, fields, action]``; a field is [name, kind, label, initial]. Kinds "text",
+     "required", "count", "bool", "names" are inputs, any other a select of the edition's
+     ``options(kind, form)`` ("dice": of several). ``action`` runs instead of sending. */
   function fillSelect(select, kind, form) {
-    const before = new Set([...select.selectedOptions].map((o) => o.value));
-    // An option's third item: false, or why it may not be chosen (true: "blocked").
-    select.replaceChildren(...E.options(kind, form).map(([v, label, disabled]) =>
-      el("option", { value: v, disabled: !!disabled },
-        label + (disabled ? ` (${disabled === true ? "blocked" : disabled})` : ""))));
-    const kept = [...select.options].filter((o) => before.has(o.value));
-    if (select.multiple) for (const o of kept) o.selected = true;
-    else if (kept.length) select.value = kept[0].value;
+    setOptions(select, E.options(kind, form));
     // Nothing to choose (a Free Conflict outside the claiming phase): the field is not shown.
     const cell = select.closest(".field");
     if (cell) cell.hidden = !select.options.length;
   }
 
-  /* A move's name for ``seat`` on ``board``: the edition's, which may say what it costs now (a bought turn,
-     a further character: R-PAGE-6, R-SCENE-2), else its MOVES label. */
+  /* A move's name: the edition's, which may say what it costs now (R-PAGE-6, R-SCENE-2), else
+     its MOVES label. */
   function moveName(type, seat, board = S.board) {
     return (E.label && E.label(type, seat, board)) || (MOVES[type] || [human(type)])[0];
   }
@@ -234,9 +292,7 @@
           type: kind === "count" ? "number" : "text", min: kind === "count" ? Math.min(1, initial ?? 1) : null,
           value: initial === undefined ? (kind === "count" ? 1 : "") : initial }));
       } else if (kind === "names") {
-        const select = el("select", { id, name, multiple: true, size: 3 });
-        select.replaceChildren(...S.characters.map((x) => el("option", { value: x.id }, x.name)));
-        cell.append(select);
+        cell.append(el("select", { id, name, multiple: true, size: 3 }, S.characters.map((x) => el("option", { value: x.id }, x.name))));
       } else {
         const select = el("select", { id, name, dataset: { kind }, multiple: kind === "dice", size: kind === "dice" ? 3 : null });
         fillSelect(select, kind, form);
@@ -264,8 +320,7 @@
     for (const [name, kind] of fields) {
       const input = form.elements[name];
       if (kind === "bool") command[name] = input.checked;
-      else if (kind === "names") command.names = [...input.selectedOptions].map((o) => Number(o.value));
-      else if (kind === "dice") command.dice = [...input.selectedOptions].map((o) => Number(o.value));
+      else if (kind === "names" || kind === "dice") command[kind] = [...input.selectedOptions].map((o) => Number(o.value));
       else if (E.fill && E.fill(command, name, kind, form)) continue;
       else if (input.value === "") continue;
       else if (E.strings.has(kind)) command[name] = input.value;
@@ -275,8 +330,8 @@
     return command;
   }
 
-  /* ``errors``: the id of the box beside the form that sent it, for a refusal; ``from``: the id
-     of the move's form that sent it, cleared once the move is applied. */
+  /* ``errors``: the id of the box for a refusal; ``from``: the move's form, cleared once
+     the move is applied. */
   async function send(command, errors = "move-error", from = null) {
     clearErrors();
     try {
@@ -296,10 +351,8 @@
     }
   }
 
-  /* A move's form is cleared once the board its move made is drawn: a move still offered
-     after it (a second Conflict in one turn) showed the words of the first again, kept as the
-     moves were drawn again (redraw). Only that form: what the player is writing elsewhere
-     stays. The board may be drawn before the answer is in (the live stream is quicker). */
+  /* A move's form is cleared once the board its move made is drawn (that form only; the
+     stream may draw it before the answer comes), or a move offered again showed old words. */
   let clearing = null;
   function clearWhenDrawn(id, version) {
     clearing = { id, version };
@@ -313,7 +366,7 @@
     for (const s of form.querySelectorAll("select[data-kind]")) fillSelect(s, s.dataset.kind, form);
   }
 
-  // -- the picker (a 422 with ``choices``) --------------------------------------------------
+  // -- the picker (a 422 with ``choices``) --
 
   function choiceText(field, choice, command) {
     const text = E.choiceText(field, choice, command);
@@ -329,12 +382,9 @@
     at[parts[parts.length - 1]] = value;
   }
 
-  /* The picker is a modal dialog (showModal): while it asks, the rest of the page is inert, to
-     a pointer and to a screen reader alike, and Tab goes round its buttons. It was a box in the
-     page, and Tab walked out of it into moves and links it had left behind. It takes the focus
-     (its first choice) and gives it back when it closes: to the move's button that asked, or,
-     that move made, to the moves' heading (it fell to the page's top). Escape closes it, as
-     Cancel does. Its ``hidden`` says whether it is open, as before. */
+  /* The picker is a modal dialog: the rest of the page is inert and Tab goes round its
+     buttons. It takes the focus and gives it back, to the button that asked or, that move
+     made, to the moves' heading. Escape closes it, as Cancel does. */
   const picker = $("picker");
   let pickerFrom = null;
   function openPicker(command, problem, from) {
@@ -365,8 +415,7 @@
     if (ev.key === "Escape") { ev.preventDefault(); closePicker(); return; }
     if (ev.key !== "Tab") return;
     // From the last button to the first, and back with Shift: a modal dialog lets Tab leave
-    // the page for the browser's own controls, and a keyboard player then had to find the
-    // way back into it.
+    // for the browser's own controls.
     const buttons = [...picker.querySelectorAll("button")];
     const [first, last] = [buttons[0], buttons[buttons.length - 1]];
     if (ev.shiftKey ? document.activeElement === first : document.activeElement === last) {
@@ -377,7 +426,7 @@
   // Escape as the browser takes it (a close request): the same as Cancel.
   picker.addEventListener("cancel", (ev) => { ev.preventDefault(); closePicker(); });
 
-  // -- rendering ----------------------------------------------------------------------------
+  // -- rendering --
 
   /* The status is a live region: a screen reader reads it out when it changes, and only then
      (announce). */
@@ -411,8 +460,7 @@
           .map((m) => lower(moveName(m, seat, b))).join(", ")})`).join("; "), "."));
     }
     if (!waits.length && !b.closed) lines.push(el("p", { class: "turn" }, "Nobody is waited on."));
-    // The moves any seat may make meanwhile (a veto), apart: who may make them (and on what,
-    // in the edition's words). Among the waited seat's moves, a veto read as awaited.
+    // The moves any seat may make meanwhile (a veto), apart, in the edition's words.
     for (const m of ASIDE) {
       const seats = Object.keys(b.waiting_for).map(Number).filter((s) => b.waiting_for[s].includes(m));
       if (seats.length) {
@@ -434,12 +482,10 @@
     panel.dataset.key = key;
     if (clearing && S.version >= clearing.version) clearMoveForm();
     const forms = types.map(moveForm);
-    // Table talk on its own, in an edition that has a command for it (CAPEES! narrates
-    // only with a move).
+    // Table talk on its own, in an edition with a command for it.
     if (E.say) forms.push(sayForm());
     forms.sort((a, b) => b.classList.contains("quick") - a.classList.contains("quick"));
-    // What the player was typing in a form that stays, and where: a move made, its form gone,
-    // the focus goes to the heading, from which Tab reaches the narration and the next moves.
+    // What was typed in a form that stays stays; a form gone, the focus goes to the heading.
     redraw($("moves"), forms, $("moves-title"));
     for (const f of forms) {
       for (const s of f.querySelectorAll("select[data-kind]")) fillSelect(s, s.dataset.kind, f);
@@ -469,11 +515,11 @@
   const logKey = (first, events) =>
     `${first}-${events[events.length - 1].position}${isReverted(first) ? "-reverted" : ""}`;
 
-  /* What an event of the log did, in words: the record's, else the edition's, else its name.
-     The log, the dispute form's moves and the preview's reverted events say it alike (the
-     last two said "Ability used, Debt gained, Die rolled"). Its position too: an edition names
-     what it is about as it was then (an undo may give a Complication's number again). */
-  const worded = (e) => (RECORD_TEXT[e.type] || E.eventText)?.(e.event, e.position) || human(e.type);
+  /* An event in words: the record's, the table's, else the edition's, else its name (the log,
+     the dispute form and the preview alike). Its position too: an edition names what it is
+     about as it was then (an undo may give a Complication's number again). */
+  const worded = (e) => (RECORD_TEXT[e.type] || TABLE_TEXT[e.type.replace(/^\w+\./, "")] || E.eventText)
+    ?.(e.event, e.position) || human(e.type);
 
   function logEntry(first, events) {
     const head = events[0];
@@ -492,21 +538,18 @@
     reverted ? el("span", { class: "meta" }, " (reverted)") : "");
   }
 
-  /* The log: the new moves are added at its end, and the entries already there stay as they
-     are (the same elements). It was drawn anew on every board, and a screen reader reading it
-     lost its place each time anyone moved. It is drawn anew only when an entry there changed:
-     an undo or a rewind marks moves reverted. */
+  /* The log: new moves are added at its end and the entries there stay (a screen reader keeps
+     its place); drawn anew only when an entry changed (an undo marks moves reverted). */
   function renderLog() {
     const log = $("log");
-    // The last LOG_SHOWN moves (the export holds them all): a long campaign stays quick.
+    // The last LOG_SHOWN moves (the export holds them all).
     const all = [...S.commands];
     const shown = all.slice(-LOG_SHOWN);
     const keys = shown.map(([first, events]) => logKey(first, events));
     const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 30;
     const drawn = [...log.querySelectorAll("li[data-key]")];
     const drawnKeys = drawn.map((li) => li.dataset.key);
-    // The entries drawn are the first ones to show, as they are; or, when the oldest went past
-    // LOG_SHOWN, all but those (they go).
+    // The entries drawn are the first to show, or all but the oldest (past LOG_SHOWN: they go).
     const gone = drawn.length && keys.length ? drawnKeys.indexOf(keys[0]) : 0;
     const adds = gone !== -1 && drawn.length - gone <= keys.length
       && drawnKeys.slice(gone).every((key, i) => key === keys[i]);
@@ -526,11 +569,14 @@
     if (atEnd) log.scrollTop = log.scrollHeight;
   }
 
+  /* A record's button: its command, a refusal said in the record panel. */
+  const recordAct = (command) => () => send(command, "record-error");
+
   function renderRecord() {
     const r = S.record;
     const undo = r && r.may_undo !== null && r.may_undo === S.me.seat && !r.dispute && !S.past;
     redraw($("record-actions"), undo ? [el("button", {
-      type: "button", id: "undo", onclick: () => send({ type: "undo" }, "record-error"),
+      type: "button", id: "undo", onclick: recordAct({ type: "undo" }),
     }, "Undo my last move")] : [], $("record-title"));
     announce($("dispute-news"), disputeNews());
     redraw($("dispute-acts"), disputeParts(), $("record-title"));
@@ -541,18 +587,16 @@
     sliderAt();
   }
 
-  /* Where the time slider is: shown beside it, and its value as a screen reader reads it
-     ("event 12 of 40"; it read "12" alone). The shown words are hidden from a screen reader:
-     an output is a live region, and it was read out on every board, as the last event moved. */
+  /* Where the time slider is, beside it and as its aria-valuetext ("event 12 of 40"); the
+     shown words are hidden from a screen reader (an output is read out on every board). */
   function sliderAt() {
     const slider = $("slider");
     $("slider-out").textContent = `${slider.value} of ${slider.max}`;
     slider.setAttribute("aria-valuetext", `event ${slider.value} of ${slider.max}`);
   }
 
-  /* The open dispute and its votes, else how the last one ended: a live region, read out when
-     a dispute opens, takes a vote and ends, and only then (announce; it was drawn again, and
-     read out, on every board while the dispute lasted). */
+  /* The open dispute and its votes, else how the last one ended: a live region, read out
+     only when it changes (announce). */
   function disputeNews() {
     const d = S.record && S.record.dispute;
     if (!d) return disputeEnd();
@@ -585,11 +629,11 @@
     if (d) {
       if (S.me.seat !== null && d.voters.includes(S.me.seat) && !(String(S.me.seat) in d.votes)) {
         box.push(el("div", { class: "row" },
-          el("button", { type: "button", id: "vote-uphold", onclick: () => send({ type: "vote", uphold: true }, "record-error") }, "Vote to uphold (rewind)"),
-          el("button", { type: "button", id: "vote-against", class: "secondary", onclick: () => send({ type: "vote", uphold: false }, "record-error") }, "Vote against")));
+          el("button", { type: "button", id: "vote-uphold", onclick: recordAct({ type: "vote", uphold: true }) }, "Vote to uphold (rewind)"),
+          el("button", { type: "button", id: "vote-against", class: "secondary", onclick: recordAct({ type: "vote", uphold: false }) }, "Vote against")));
       }
       if (S.me.seat === d.seat) {
-        box.push(el("button", { type: "button", id: "withdraw", class: "secondary", onclick: () => send({ type: "withdraw_dispute" }, "record-error") }, "Withdraw the dispute"));
+        box.push(el("button", { type: "button", id: "withdraw", class: "secondary", onclick: recordAct({ type: "withdraw_dispute" }) }, "Withdraw the dispute"));
       }
       if (S.me.owner && r.options.owner_settles) {
         box.push(el("div", { class: "row" },
@@ -629,23 +673,23 @@
       const b = p.board;
       $("preview").replaceChildren(el("div", { class: "preview", role: "status" },
         el("p", {}, `Upheld, the game goes back to just before event #${p.first}: `,
-          `${p.reverted.length} event${p.reverted.length === 1 ? "" : "s"} undone (`,
+          `${plural(p.reverted.length, "event")} undone (`,
           p.reverted.map(worded).join(", "), ").",),
         el("p", { class: "meta" }, E.summary(b),
           `; waiting for ${Object.keys(b.waiting_for).map((s) => player(Number(s))).join(", ") || "nobody"}.`)));
     } catch (err) {
-      $("record-error").textContent = problemText(err);
+      recordError(err);
     }
   }
 
   async function settle(uphold) {
-    try { await post("/disputes/settle", { uphold }); } catch (err) { $("record-error").textContent = problemText(err); }
+    try { await post("/disputes/settle", { uphold }); } catch (err) { recordError(err); }
   }
 
   function renderOwner() {
     $("owner").hidden = !S.me.owner;
     if (!S.me.owner) return;
-    const links = JSON.parse(localStorage.getItem(`capes:links:${ID}`) || "{}");
+    const links = savedLinks();
     redraw($("seats"), S.board.players.map((name, i) => {
       const seat = i + 1;
       const id = `link-${seat}`;
@@ -653,21 +697,20 @@
         el("label", { for: id }, `${name}’s invitation link (seat ${seat})`),
         el("div", { class: "row" },
           el("input", { id, readonly: true, value: links[seat] || "", placeholder: "(not in this browser: issue a new link)", class: "link" }),
-          // Whose, for a screen reader: each seat's buttons were "Copy" and "New link" alike.
+          // Whose, for a screen reader (every seat's buttons read alike).
           el("button", { type: "button", id: `copy-${seat}`, class: "secondary", onclick: () => copy(id) }, "Copy", unseen(` ${name}’s link`)),
           el("button", { type: "button", id: `new-link-${seat}`, class: "secondary", onclick: () => newLink(seat) }, "New link", unseen(` for ${name}`))));
     }), $("owner-title"));
   }
 
   function saveLink(seat, token) {
-    const links = JSON.parse(localStorage.getItem(`capes:links:${ID}`) || "{}");
+    const links = savedLinks();
     links[seat] = `${location.origin}/play/${ID}#token=${token}`;
     localStorage.setItem(`capes:links:${ID}`, JSON.stringify(links));
   }
 
-  /* An action that does not change this campaign's log (a new link, a fork), so the page
-     does not wait for a board after it: a click while it is on its way is ignored (a double
-     click made two forks, or issued a link and at once revoked it for another). */
+  /* An action that changes no log (a new link, a fork): a click while it is on its way is
+     ignored (a double click made two forks). */
   function oneAtATime(action) {
     let running = false;
     return async (...args) => {
@@ -704,12 +747,50 @@
     } catch (err) { $("invite-error").textContent = problemText(err); }
   });
 
+  /* The board: the campaign's name (the tab's title too), then the edition's ``board(b)``:
+     [the scene's line, the Conflicts' cards, what to say when there are none]. */
+  function renderBoard() {
+    const b = S.past ? S.past.board : S.board;
+    $("campaign-name").textContent = b.name;
+    document.title = `${b.name} · ${E.TITLE}`;
+    const [line, cards, none] = E.board(b);
+    $("scene-line").replaceChildren(...line);
+    $("conflicts").replaceChildren(...cards);
+    if (!cards.length) $("conflicts").append(el("p", { class: "hint" }, none));
+  }
+
+  /* Each seat's ledger: its name, seat and Story Tokens, then the edition's ``ledger(l)``:
+     [a badge by the name, more on the tokens' line, ...parts]. */
+  function renderLedgers() {
+    $("ledgers").replaceChildren(...(S.past ? S.past.ledgers : S.ledgers).map((l) => {
+      const [badge, more, ...parts] = E.ledger(l);
+      const mine = l.seat === S.me.seat;
+      return el("article", { class: "ledger" + (mine ? " mine" : ""), dataset: { seat: l.seat } },
+        el("h3", {}, l.name, mine ? " (you)" : "", badge, el("span", { class: "meta" }, ` seat ${l.seat}`)),
+        el("p", {}, el("span", { class: "tokens" }, tokens(l.tokens)), more), ...parts);
+    }));
+  }
+
+  /* The sheets (an open one stays open: redraw), each the edition's ``sheet(ch)``: [summary,
+     abilities], and its Exemplars (the other is ``other`` in Capes, ``character`` in
+     CAPEES!); then the edition's character forms. */
+  function renderCharacters() {
+    redraw($("characters"), S.characters.map((ch) => {
+      const [summary, abilities] = E.sheet(ch);
+      return el("details", { class: "sheet", id: `sheet-${ch.id}` }, el("summary", {}, `${ch.name} — ${summary}`), abilities,
+        ch.exemplars.length ? el("p", { class: "meta" }, "Exemplars: "
+          + ch.exemplars.map((x) => `${charName(x.other ?? x.character)} (${x.drive})`).join(", ")) : "");
+    }), $("characters-title"));
+    $("new-character").hidden = S.me.seat === null;
+    E.renderCharacters();
+  }
+
   function render() {
     if (!S.board) return;
-    E.renderBoard();
+    renderBoard();
     renderStatus();
-    E.renderLedgers();
-    E.renderCharacters();
+    renderLedgers();
+    renderCharacters();
     renderMoves();
     renderRecord();
     renderOwner();
@@ -718,31 +799,29 @@
     if (S.past) $("past-version").textContent = `#${S.past.version}`;
   }
 
-  // -- live ---------------------------------------------------------------------------------
+  // -- live --
 
-  /* How long the board a command made may take to come by the stream before the page reads it
-     itself: a stream that is down (the server restarting, a network blip, a proxy that dropped
-     it) kept every button dimmed until it was back, with no sign why. */
+  /* How long a command's board may take to come by the stream before the page reads it
+     itself (a stream that is down kept every button dimmed). */
   const CATCH_UP_MS = 1000;
-  /* How long the stream may be down before the page says so: a restarted server is back within
-     about a second (the stream's ``retry``), and the notice would only flash. */
+  /* How long the stream may be down before the page says so (a restart is back within a
+     second). */
   const OFFLINE_NOTICE_MS = 1000;
-  /* The longest wait between two tries to reach the server again (as the first load's). */
-  const RETRY_MAX_MS = 5000;
+  /* The next wait between two tries to reach the server: twice the last, at most 5 s. */
+  const twice = (wait) => Math.min(wait * 2, 5000);
   const LINK_GONE = "This link no longer works (a new one was issued, or it is not this campaign’s). Ask the owner for a new one.";
   /* The rule of a seat an upheld dispute took away: its link is refused with 403, the server's
      words naming the dispute. */
   const SEAT_REMOVED = "R-X-REC-8";
 
-  /* What to tell the player whose link the server no longer takes, or null for any other
-     refusal: a new link was issued for the seat (401), or an upheld dispute took the seat
-     away (403, R-X-REC-8, in the server's words, which name the dispute). */
+  /* What to tell a player whose link is refused, or null: a new link was issued (401), or an
+     upheld dispute took the seat away (403, R-X-REC-8, the server's words). */
   function linkGone(err) {
     if (!(err instanceof Capes.Problem)) return null;
     if (err.status === 401) return LINK_GONE;
     if (err.status === 403 && err.problem.rule === SEAT_REMOVED) {
       const said = err.message;
-      return said.charAt(0).toUpperCase() + said.slice(1) + (said.endsWith(".") ? "" : ".");
+      return upper(said) + (said.endsWith(".") ? "" : ".");
     }
     return null;
   }
@@ -757,14 +836,12 @@
     $("live").textContent = "";
     $("live").className = "live";
     $("offline").hidden = true;
-    $("fatal").hidden = false;
-    $("fatal").textContent = gone;
+    fatal(gone);
     return true;
   }
 
-  /* The board no longer has this page's seat: an upheld dispute took it away (R-X-REC-8).
-     The server says so, naming the dispute, once its keys know (at once, or a moment later
-     when another process wrote them): asked until it does, or the seat is back. */
+  /* The board has lost this page's seat (R-X-REC-8): the server is asked until it says so,
+     naming the dispute (its keys may learn it a moment later), or the seat is back. */
   let seatCheck = null;
   function checkSeat(wait = 500) {
     if (seatCheck !== null || S.me.owner || !S.board || S.me.seat <= S.board.players.length) return;
@@ -775,7 +852,7 @@
       } catch (err) {
         if (endIfGone(err)) return;
       }
-      checkSeat(Math.min(wait * 2, RETRY_MAX_MS));
+      checkSeat(twice(wait));
     }, wait);
   }
 
@@ -796,11 +873,9 @@
     catchUpTimer = setTimeout(() => catchUp(wait), wait);
   }
 
-  /* The last answer's board has not come by the stream: read it, and the log's events up to
-     it, over HTTP (the exact version the command made, as the ledgers are read), then draw it,
-     which frees the buttons. Reads only: a command is never sent again. Tried again while the
-     server cannot be reached. A stream that looks open but did not bring the board (a proxy
-     holding it, an announcement lost between workers) is opened again. */
+  /* The last answer's board has not come by the stream: read it and the log up to it over
+     HTTP, then draw it, freeing the buttons. Reads only, retried while unreachable; a stream
+     that looks open but did not bring it is opened again. */
   async function catchUp(wait) {
     if (S.drawn >= S.applied) return;
     const version = S.applied;
@@ -814,7 +889,7 @@
     } catch (err) {
       // Unreachable, or refused for now (a proxy's 502): tried again below.
     }
-    if (S.drawn < S.applied) catchUpLater(Math.min(wait * 2, RETRY_MAX_MS));
+    if (S.drawn < S.applied) catchUpLater(twice(wait));
     else if (missed && source && source.readyState === EventSource.OPEN) listen(S.heard);
   }
 
@@ -839,8 +914,7 @@
           call("GET", `/ledgers?version=${v}`), call("GET", `/characters?version=${v}`),
           call("GET", "/record")]);
         Object.assign(S, { ledgers, characters, record });
-        $("fatal").hidden = true;
-        $("fatal").textContent = "";
+        fatal("");
         if (v > S.drawn) clearErrors();
         render();
         if (!S.again) {
@@ -850,13 +924,10 @@
         }
       } while (S.again);
     } catch (err) {
-      // Unreachable (the server restarting): the stream's next board message refreshes again.
-      // A 401 here is the link replaced while the page read, a 403 of R-X-REC-8 its seat
-      // taken away by a dispute (the stream then ends and says the same): the one message a
-      // player can act on, whichever read saw it first.
+      // Unreachable: the stream's next board refreshes again. A 401 (a new link) or a 403 of
+      // R-X-REC-8 (the seat taken away) ends the page, whichever read sees it first.
       if (err instanceof Capes.Problem && !endIfGone(err)) {
-        $("fatal").hidden = false;
-        $("fatal").textContent = problemText(err);
+        fatal(problemText(err));
       }
     } finally {
       S.refreshing = false;
@@ -869,10 +940,8 @@
   let dropped = false;
   let reviveWait = 1000;
   let offlineTimer = null;
-  /* When the stream last said anything, and how long a silence means it is dead: the server's
-     keep-alive (``heartbeat=true``) says how often it comes, and a connection that died
-     without an error (a laptop woken from sleep, a phone that changed networks) brings none,
-     though the browser may hold it "open" for minutes. */
+  /* When the stream last spoke, and how long a silence means it is dead (three of the
+     server's keep-alives): a connection that died without an error may look open for minutes. */
   let heardAt = 0;
   let silenceMs = 0;
   function checkSilence() {
@@ -900,9 +969,8 @@
     }
   }
 
-  /* Follow the campaign's stream from after event ``after``. The browser reconnects by itself
-     when the connection drops, sending Last-Event-ID: the stream resumes after it, with the
-     board as of its last event. */
+  /* Follow the stream after event ``after``; the browser reconnects by itself with
+     Last-Event-ID, and the stream resumes with the board as of its last event. */
   function listen(after) {
     if (source) source.close();
     const es = new EventSource(
@@ -920,16 +988,13 @@
       if (es !== source) return;
       dropped = true;
       showLive(false);
-      // An answer that is not the stream (a proxy's 502 while the server is away, a 429)
-      // makes the browser give up for good: the page was stale until reloaded.
+      // An answer that is not the stream (a proxy's 502, a 429) makes the browser give up.
       if (es.readyState === EventSource.CLOSED) reviveLater();
     };
     es.onmessage = (message) => {
       if (es !== source) return;
       heardAt = Date.now();
-      // Every message is a JSON object; anything else is not ours to read. The server's
-      // keep-alive (a comment) came with an empty data line, which the browser dispatches as
-      // an empty message: JSON.parse threw every 15 s.
+      // Every message is a JSON object; anything else (an empty keep-alive) is not ours.
       let data = null;
       try { data = JSON.parse(message.data); } catch (e) { return; }
       if (data === null || typeof data !== "object") return;
@@ -951,9 +1016,8 @@
     };
   }
 
-  /* The stream again, after the browser gave up on it, from the last event the page has; a
-     link revoked meanwhile (a new one issued for this seat, or the seat taken away by a
-     dispute) is said so, not retried for ever. */
+  /* The stream again after the browser gave up on it; a link revoked meanwhile is said so,
+     not retried for ever. */
   async function revive() {
     try {
       await call("GET", "/me");
@@ -965,10 +1029,10 @@
   }
   function reviveLater() {
     setTimeout(revive, reviveWait);
-    reviveWait = Math.min(reviveWait * 2, RETRY_MAX_MS);
+    reviveWait = twice(reviveWait);
   }
 
-  // -- the record: time slider, fork, verify --------------------------------------------------
+  // -- the record: time slider, fork, verify --
 
   let sliderTimer = null;
   $("slider").addEventListener("input", () => {
@@ -988,7 +1052,7 @@
       document.body.dataset.past = String(version);
       $("fork-result").replaceChildren();
       render();
-    } catch (err) { $("record-error").textContent = problemText(err); }
+    } catch (err) { recordError(err); }
   }
 
   function backToNow() {
@@ -1006,7 +1070,7 @@
       Capes.remember({ id: forked.campaign_id, name: `${S.board.name} (fork)`, role: "owner", token: forked.owner_token });
       $("fork-result").replaceChildren(el("a", { href: url, target: "_blank", rel: "noreferrer noopener", id: "fork-link" },
         `Open the fork (from event #${forked.version}) as its owner`));
-    } catch (err) { $("record-error").textContent = problemText(err); }
+    } catch (err) { recordError(err); }
   }));
 
   $("verify").addEventListener("click", async () => {
@@ -1023,11 +1087,11 @@
     } catch (err) { out.textContent = problemText(err); out.className = "bad"; }
   });
 
-  // -- start ----------------------------------------------------------------------------------
+  // -- start --
 
   /* The first load, tried again while the server cannot be reached (it may be restarting). */
   async function start() {
-    for (let wait = 500; ; wait = Math.min(wait * 2, RETRY_MAX_MS)) {
+    for (let wait = 500; ; wait = twice(wait)) {
       try {
         await load();
         return;
@@ -1041,8 +1105,7 @@
 
   async function load() {
     if (!TOKEN) {
-      $("fatal").hidden = false;
-      $("fatal").textContent = "This page needs your invitation link (it ends in #token=…). Ask the campaign’s owner for it.";
+      fatal("This page needs your invitation link (it ends in #token=…). Ask the campaign’s owner for it.");
       $("live").textContent = "";
       return;
     }
@@ -1050,8 +1113,7 @@
       S.me = await call("POST", "/session");
     } catch (err) {
       if (!(err instanceof Capes.Problem)) throw err;  // unreachable: start() tries again
-      $("fatal").hidden = false;
-      $("fatal").textContent = linkGone(err) || problemText(err);
+      fatal(linkGone(err) || problemText(err));
       return;
     }
     $("who").textContent = S.me.owner ? "You are the owner" : `You are seat ${S.me.seat}`;
