@@ -50,8 +50,9 @@ class BoardModel(DocumentModel):
     views = (BoardSQLite, BoardPostgres)
     #: 2: a CAPEES! board carries each seat's legal ``options`` (older documents lack them).
     #: 3: a Capes board carries ``free_claims_used`` (R-PAGE-3); 4: and ``vetoers`` (R-CONF-3);
-    #: 5: and ``schism_dice`` (R-SCHISM-1); 6: and ``deadlockable`` (R-DEAD-1).
-    layout = 6
+    #: 5: and ``schism_dice`` (R-SCHISM-1); 6: and ``deadlockable`` (R-DEAD-1); 7: and
+    #: ``schism_sides``, ``schism_splits`` (R-SCHISM-1).
+    layout = 7
 
     def render(self, campaign: Campaign) -> bytes | None:
         return _encode(board_of(campaign.edition, campaign.state, campaign.record))

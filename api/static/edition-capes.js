@@ -50,7 +50,7 @@ Capes.editions.capes = (T) => {
       ["amount", "count", "Debt", 1]]],
     split_die: ["Split a die", [CONFLICT, DIE,
       ["into", "count", "Into how many dice", 2]]],
-    schism: ["Schism", [CONFLICT, ["side", "side", "Side it leaves"],
+    schism: ["Schism", [["conflict", "schism-conflict", "Conflict"], ["side", "schism-side", "Side it leaves"],
       ["split_uncontrolled", "split-free", "Split its uncontrolled die first"],
       ["dice", "dice", "Dice it takes"], ["label", "text", "New side's name", "New side"]]],
     spend_inspiration: ["Spend an Inspiration", [["inspiration", "inspiration", "Inspiration"],
@@ -91,19 +91,22 @@ Capes.editions.capes = (T) => {
         const x = b.resolving === undefined || b.resolving === null ? null : conflictOf(b.resolving);
         return choices(x ? [x] : []);
       }
+      // A Schism's Conflict, side and dice, and whether it splits the uncontrolled die first,
+      // as the board offers them: the engine's checks (R-SCHISM-1, R-SPLIT-1, R-STAKE-2).
+      case "schism-conflict":
+        return listed(b, Object.keys(b.schism_sides || {}).map(Number));
+      case "schism-side":
+        return c ? ((b.schism_sides || {})[c.id] || []).map((i) => [i, c.sides[i].label]) : [];
       case "dice": {
-        // A Schism's dice: those of the side the board says it may take (R-SCHISM-1), named
-        // as it shows them. Every die of the side was offered, and the uncontrolled refused.
         const ids = (b.schism_dice || {})[c && c.id] || [];
         return side ? side.dice.filter((d) => ids.includes(d.id)).map((d) => [d.id,
           `die ${d.id}: ${d.value}, controlled by ${charName(d.controller)}`]) : [];
       }
       case "split-free": {
-        // R-SCHISM-1: the side's uncontrolled die may be split first (n-1 Debt, R-SPLIT-1)
-        // and left behind; the form could not ask for it. The Debt's Drive is asked for
-        // (a picker) when there is a choice.
-        const d = side && side.dice.find((x) => x.controller === null);
-        return d && d.value > 1 ? [["", "no"], ...Array.from({ length: d.value - 1 },
+        // Into 2..its value (n-1 Debt); the Debt's Drive is asked for by a picker.
+        const d = side && ((b.schism_splits || {})[c.id] || []).includes(side.index)
+          && side.dice.find((x) => x.controller === null);
+        return d ? [["", "no"], ...Array.from({ length: d.value - 1 },
           (_, i) => [i + 2, `into ${i + 2} (${i + 1} Debt)`])] : [];
       }
       case "claimable": {

@@ -437,3 +437,14 @@ def schism_dice(turn: Turn, who: Character, c: Conflict) -> tuple[int, ...]:
     die, nor any where no new side has room). The table page offers just these."""
     sides = sorted({s.side for s in schisms(turn, who, c) if s.dice})
     return tuple(d.id for i in sides for d in c.sides[i].dice if d.controller == who.id)
+
+
+def schism_sides(
+    turn: Turn, who: Character, c: Conflict, *, split: bool = False
+) -> tuple[int, ...]:
+    """The sides of ``c`` a Schism by the turn's character may leave now (R-SCHISM-1); with
+    ``split``, those whose uncontrolled die it may split first (``split_uncontrolled``:
+    R-SPLIT-1, and R-STAKE-2, the split's Debt going on that side). By :func:`schisms`, the
+    commands' own checks: the table page offers just these."""
+    return tuple(sorted({s.side for s in schisms(turn, who, c)
+                         if not split or s.split_uncontrolled is not None}))

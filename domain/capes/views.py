@@ -6,6 +6,8 @@ same thing, and a view at any past version is the view of the state at that vers
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import msgspec
 
 from .characters import awaited, overdrawn
@@ -14,7 +16,7 @@ from .moves import can_veto, free_pairs, waiting_for
 from .pages import claimable
 from .resolution import deadlockable, pending
 from .rolls import asked
-from .staking import schism_dice
+from .staking import schism_dice, schism_sides
 
 
 class View(msgspec.Struct, frozen=True, kw_only=True):
@@ -123,6 +125,13 @@ class Board(View, frozen=True, kw_only=True):
     #: (R-SCHISM-1: those it controls, not an original side's only die); the page offered every
     #: die of the side. Defaults to none (older boards).
     schism_dice: dict[int, tuple[int, ...]] = {}
+    #: Likewise, Conflict id -> the sides a Schism may leave (R-SCHISM-1); the page offered
+    #: every Conflict and side. Defaults to none (older boards).
+    schism_sides: dict[int, tuple[int, ...]] = {}
+    #: Likewise, Conflict id -> the sides whose uncontrolled die a Schism may split first
+    #: (``split_uncontrolled``: R-SCHISM-1, R-SPLIT-1, R-STAKE-2: the character must be allied
+    #: to the side); the page judged by the die's value alone. Defaults to none (older boards).
+    schism_splits: dict[int, tuple[int, ...]] = {}
     #: The Conflicts any seat may declare Deadlocked now (R-DEAD-1, R-X-DEAD-2), by id: the
     #: only ones ``declare_deadlock`` takes. Defaults to none (older boards).
     deadlockable: tuple[int, ...] = ()
@@ -196,6 +205,7 @@ def board(state: CampaignState) -> Board:
     turn = page.turn if page else None
     moves = waiting_for(state)
     conflicts = sorted(state.conflicts.values(), key=lambda c: c.id)
+    schism = _schism_offers(state, conflicts, moves)
     return Board(
         name=state.name,
         edition=state.edition,
@@ -272,14 +282,33 @@ def board(state: CampaignState) -> Board:
         }
         if page
         else {},
-        schism_dice={
-            x.id: dice
-            for x in conflicts
-            if (dice := schism_dice(turn, state.characters[turn.character], x))
-        }
-        if turn and "schism" in moves.get(turn.seat, ())
-        else {},
+        schism_dice=schism[0],
+        schism_sides=schism[1],
+        schism_splits=schism[2],
         deadlockable=tuple(x.id for x in conflicts if deadlockable(state, x)),
+    )
+
+
+_Offer = dict[int, tuple[int, ...]]
+
+
+def _schism_offers(
+    state: CampaignState, conflicts: list[Conflict], moves: dict[int, tuple[str, ...]]
+) -> tuple[_Offer, _Offer, _Offer]:
+    """The board's ``schism_dice``, ``schism_sides`` and ``schism_splits`` (R-SCHISM-1), by
+    Conflict id (those with any), while the turn's seat may make a Schism; else none."""
+    turn = state.page.turn if state.page else None
+    if turn is None or "schism" not in moves.get(turn.seat, ()):
+        return {}, {}, {}
+    who = state.characters[turn.character]
+
+    def offer(of: Callable[[Conflict], tuple[int, ...]]) -> _Offer:
+        return {x.id: found for x in conflicts if (found := of(x))}
+
+    return (
+        offer(lambda x: schism_dice(turn, who, x)),
+        offer(lambda x: schism_sides(turn, who, x)),
+        offer(lambda x: schism_sides(turn, who, x, split=True)),
     )
 
 

@@ -203,22 +203,34 @@ def test_a_schisms_dice_are_chosen_from_the_sides_dice_each_named_by_its_control
 def test_a_schism_offers_only_the_dice_its_character_controls(
     http: Any, open_page: Opener
 ) -> None:
-    """R-SCHISM-1: a Schism takes dice its character controls. "Stays" holds only the ship's
-    uncontrolled die 2, and the crane's sides dice Tempest does not control: the page offered
-    them all, and the server refused each. Now it offers none there, as the board says."""
+    """R-SCHISM-1: a Schism takes dice its character controls, as the board says: "Sails"
+    holds Tempest's dice 1 and 3 (the page offered every die of a side, and the server refused
+    the others)."""
     table, ben = bens_page(http, open_page, bens_split_die)
     assert table.query("board")["schism_dice"] == {str(SHIP): [1, 3]}
     form = ben.locator("form[data-move=schism]")
-    dice = form.locator("[name=dice]")
     form.get_by_label("Conflict").select_option(label="#2 The ship sails")
-    form.get_by_label("Side it leaves").select_option(label="Stays")
-    assert dice.locator("option").all_text_contents() == []
-    assert not form.get_by_label("Dice it takes").is_visible()
     form.get_by_label("Side it leaves").select_option(label="Sails")
-    assert dice.locator("option").all_text_contents() == [
+    assert form.locator("[name=dice] option").all_text_contents() == [
         "die 1: 2, controlled by Tempest", "die 3: 1, controlled by Tempest"]
-    form.get_by_label("Conflict").select_option(label="#1 The crane falls")
-    assert dice.locator("option").all_text_contents() == []
+
+
+def test_a_schism_offers_only_the_conflicts_and_sides_it_may_leave_and_splits_as_the_board_says(
+    http: Any, open_page: Opener
+) -> None:
+    """R-SCHISM-1 / R-STAKE-2: the Schism's Conflict and Side lists offer what the board's
+    ``schism_sides`` says, and "Split its uncontrolled die first" shows where its
+    ``schism_splits`` says (the split's Debt goes on the side: Tempest is allied to "Sails",
+    whose dice are all his). The page offered every Conflict and side, the crane and the
+    ship's "Stays" too, where Tempest has nothing to take, and the server refused them."""
+    table, ben = bens_page(http, open_page, bens_split_die)
+    board = table.query("board")
+    assert (board["schism_sides"], board["schism_splits"]) == ({str(SHIP): [0]}, {})
+    form = ben.locator("form[data-move=schism]")
+    assert form.locator("[name=conflict] option").all_text_contents() == ["#2 The ship sails"]
+    assert form.locator("[name=side] option").all_text_contents() == ["Sails"]
+    assert form.locator("[name=split_uncontrolled] option").all_text_contents() == []
+    assert not form.get_by_label("Split its uncontrolled die first").is_visible()
 
 
 def test_each_die_shows_its_id_by_which_the_moves_and_the_log_name_it(
@@ -439,8 +451,11 @@ def test_a_schism_that_first_splits_the_sides_uncontrolled_die_is_made_from_its_
          c.AcceptRoll(seat=ANA),
          c.React(seat=ANA, character=NIGHTJAR, ability="Wing Glide", drive="Hope"),
          c.AcceptRoll(seat=ANA, ally=0), c.PassReaction(seat=BEN))
+    board = table.query("board")
+    assert (board["schism_sides"], board["schism_splits"]) == ({str(CRANE): [0]}, {str(CRANE): [0]})
     ana = open_page(table, table.tokens[ANA])
     form = ana.locator("form[data-move=schism]")
+    assert form.locator("[name=side] option").all_text_contents() == ["Falls"]
     form.get_by_label("Conflict").select_option(label="#1 The crane falls")
     split = form.get_by_label("Split its uncontrolled die first")
     assert split.locator("option").all_text_contents() == [

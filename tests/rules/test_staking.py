@@ -415,6 +415,31 @@ def test_the_board_names_the_dice_a_schism_may_take() -> None:
     assert board(brute_beside_auroras_split().state).schism_dice == {}
 
 
+def test_the_board_names_the_sides_a_schism_may_leave() -> None:
+    """R-SCHISM-1: after the split, a Schism leaves "For" (Aurora's dice 1 and 3), never
+    "Against" (nothing of hers there); before it, "For"'s only die stays, and no Schism is
+    offered. The table page offered every Conflict and every side, and the server refused."""
+    assert board(a_split_five().state).schism_sides == {1: (0,)}
+    assert board(a_controlled_five().state).schism_sides == {}
+    assert board(brute_beside_auroras_split().state).schism_sides == {}
+
+
+def test_the_board_names_the_sides_whose_uncontrolled_die_a_schism_may_split_first() -> None:
+    """R-SCHISM-1 / R-SPLIT-1 / R-STAKE-2: Aurora, allied to "For", may split its
+    uncontrolled 5 and leave with the new dice. Allied to "Against" after her roll, she may
+    not split Mia's 3 on "For" (its Debt would go on a side she is not allied to), though its
+    value allows it, which is all the page judged by; "Against"'s 4 she may."""
+    split_for = board(aurora_rolled(5, Justice=1).state)
+    assert (split_for.schism_sides, split_for.schism_splits) == ({1: (0,)}, {1: (0,)})
+    t = a_scene_with_a_conflict(framer=2)
+    a_roll(t, MIA, skill(3), die=1, value=3)
+    a_roll(t, AURORA, power("Aurora", 1), die=2, value=4, drive="Justice", end=False)
+    assert [d.value for d in conflict(t).sides[0].dice] == [3]
+    assert board(t.state).schism_splits == {1: (1,)}
+    assert board(t.state).schism_sides == {1: (1,)}
+    assert board(a_split_five().state).schism_splits == {}
+
+
 def test_a_schism_moves_each_die_once() -> None:
     """R-SCHISM-1: "For" holds Aurora's dice 1 (2), 3 (2) and 4 (1); naming die 3 twice is
     refused, though one die would still be left behind."""
