@@ -432,14 +432,20 @@
      (announce). */
   function renderStatus() {
     announce($("status"), statusLines());
+    // The tab's title says it too, for a player whose tab is in the background.
+    document.title = `${myMove() ? "Your move · " : ""}${(S.past ? S.past.board : S.board).name} · ${E.TITLE}`;
   }
+
+  /* Whom the table waits for on ``b``: a seat whose only moves are aside ones (a veto) is not. */
+  const waited = (b) => Object.entries(b.waiting_for).map(([seat, moves]) => [Number(seat), moves])
+    .filter(([, moves]) => moves.some((m) => !ASIDE.has(m)));
+  /* Whether the table waits for this page's move now (not a past board's, nor in a dispute). */
+  const myMove = () => !S.past && !S.board.closed && !(S.record && S.record.dispute)
+    && waited(S.board).some(([seat]) => seat === S.me.seat);
 
   function statusLines() {
     const b = S.past ? S.past.board : S.board;
-    // Whom the table waits for: a seat whose only moves are aside ones (a veto) is not.
-    const waits = Object.entries(b.waiting_for).map(([seat, moves]) => [Number(seat), moves])
-      .filter(([, moves]) => moves.some((m) => !ASIDE.has(m)));
-    const mine = waits.find(([seat]) => seat === S.me.seat);
+    const waits = waited(b);
     const lines = [];
     const voters = waits.filter(([, moves]) => moves.includes("vote")).map(([seat]) => seat);
     if (b.closed) lines.push(el("p", { class: "turn" }, "The campaign is closed."));
@@ -449,7 +455,7 @@
         `The table waits for dispute #${S.record.dispute.id} to be settled`,
         voters.length ? `: ${voters.map((s) => (s === S.me.seat ? "you" : player(s))).join(", ")} must still vote. ` : ". ",
         el("a", { href: "#dispute", class: "jump" }, "Go to the dispute"))];
-    } else if (mine && !S.past) {
+    } else if (myMove()) {
       lines.push(el("p", { class: "turn mine" }, "It’s your move. ",
         el("a", { href: "#moves-title", class: "jump" }, "Go to your moves")));
     }
@@ -747,12 +753,11 @@
     } catch (err) { $("invite-error").textContent = problemText(err); }
   });
 
-  /* The board: the campaign's name (the tab's title too), then the edition's ``board(b)``:
+  /* The board: the campaign's name, then the edition's ``board(b)``:
      [the scene's line, the Conflicts' cards, what to say when there are none]. */
   function renderBoard() {
     const b = S.past ? S.past.board : S.board;
     $("campaign-name").textContent = b.name;
-    document.title = `${b.name} · ${E.TITLE}`;
     const [line, cards, none] = E.board(b);
     $("scene-line").replaceChildren(...line);
     $("conflicts").replaceChildren(...cards);

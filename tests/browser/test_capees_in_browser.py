@@ -113,6 +113,11 @@ class Table:
         other = self.seats[command.seat % 3 + 1]
         status = other.text_content("#status")
         assert "Waiting for" in status and f"{NAMES[command.seat]} (" in status, status
+        # The tab's title says whose move it is too (a tab in the background).
+        name = page.text_content("#campaign-name")
+        assert page.title() == f"Your move · {name} · CAPEES!"
+        yours = f"It{APOS}s your move." in status
+        assert other.title() == f"{'Your move · ' if yours else ''}{name} · CAPEES!"
         defaults = {f.name: f.default for f in msgspec.structs.fields(command)}
         wanted = {k: v for k, v in fields.items()
                   if k not in ("seat", "value", "draw") and v not in ([], {}, defaults.get(k))

@@ -201,6 +201,25 @@ def test_a_seat_that_may_only_veto_is_not_told_it_is_its_move(
         "You or Ana may veto #1 “The bridge collapses” before the next turn starts."]
 
 
+def test_the_tabs_title_says_when_it_is_the_players_move(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """While the table waits for this player's move, the tab's title says so, for a player
+    whose tab is in the background; otherwise it is the campaign's name and the edition's.
+    Either may frame the scene; Ana frames it, and passes claiming to Ben."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    name = table.query("board")["name"]
+    ana, ben = (open_page(table, table.tokens[seat]) for seat in (1, 2))
+    mine, theirs = f"Your move · {name} · Capes", f"{name} · Capes"
+    assert (ana.title(), ben.title()) == (mine, mine)
+    table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
+    see([ana, ben], table.version())
+    assert (ana.title(), ben.title()) == (mine, theirs)
+    table.play("", c.PassClaiming(seat=1))
+    see([ana, ben], table.version())
+    assert (ana.title(), ben.title()) == (theirs, mine)
+
+
 def test_a_keep_alive_on_the_live_stream_leaves_no_error_in_the_page(
     http: httpx.Client, open_page: Opener
 ) -> None:
