@@ -329,11 +329,11 @@ Capes.editions.capes = (T) => {
   function conflictCard(c) {
     return el("article", { class: "conflict", dataset: { conflict: c.id } },
       el("h3", {}, `#${c.id} ${c.kind === "goal" ? "Goal" : "Event"}: ${c.text}`),
-      el("p", { class: "meta" }, `created by ${player(c.creator)}`,
+      T.meta(`created by ${player(c.creator)}`,
         c.names.length ? ` · names ${c.names.map(charName).join(", ")}` : "",
         c.controlling_side !== null ? ` · controlled by “${c.sides[c.controlling_side].label}”` : ""),
       T.sides(c, (s) => ["", s.label,
-        el("p", { class: "meta" },
+        T.meta(
           s.claimed_by ? `claimed by ${player(s.claimed_by)}` : "unclaimed",
           s.allies.length ? ` · allies: ${s.allies.map(charName).join(", ")}` : ""),
         el("div", { class: "dice" }, s.dice.map((d) => die(d.id, d.value,

@@ -102,6 +102,11 @@
   const driveChoices = (who) => [["", "(ask me when it matters)"],
     ...(who ? who.drives.map((d) => [d.name, `${d.name} (Debt ${d.debt})`]) : [])];
 
+  const meta = (...parts) => el("p", { class: "meta" }, ...parts);
+  /* A button that acts in the page (``secondary``: drawn as the lesser choice). */
+  const button = (id, onclick, secondary, ...text) =>
+    el("button", { type: "button", id, class: secondary ? "secondary" : null, onclick }, ...text);
+
   /* Words for a screen reader, hidden from the eye (what the page shows around them says it). */
   const unseen = (text) => el("span", { class: "visually-hidden" }, text);
 
@@ -164,8 +169,8 @@
   /* A character in a ledger: its Drives, its Debt staked and its Blocked abilities (words). */
   const debts = (ch, more, staked, blocked) => el("div", { class: "character" },
     el("strong", {}, ch.name), more, drivesTable(ch.drives, ch.name),
-    staked.length ? el("p", { class: "meta" }, "Staked: " + staked.join(", ")) : "",
-    blocked.length ? el("p", { class: "meta" }, "Blocked: " + blocked.join(", ")) : "");
+    staked.length ? meta("Staked: " + staked.join(", ")) : "",
+    blocked.length ? meta("Blocked: " + blocked.join(", ")) : "");
 
   /* A sheet's abilities, each rated in the edition's ``key`` (category, type). */
   const abilityList = (list, key) => el("ul", { class: "abilities" }, list.map((a) => el("li", {},
@@ -200,7 +205,7 @@
   /* The edition's part of the table (moves, board, ledgers, characters). */
   const E = Capes.editions[document.body.dataset.edition]({
     S, $, el, postCommand, player, character, charName, human, myLedger, die, problemText, anyOf,
-    fieldError, setOptions, plural, tokens, back, overdrawn, abilityLines, abilityList, driveChoices,
+    fieldError, setOptions, meta, plural, tokens, back, overdrawn, abilityLines, abilityList, driveChoices,
     sides, debts, characterForm,
   });
   const MOVES = E.MOVES;
@@ -470,7 +475,7 @@
     for (const m of ASIDE) {
       const seats = Object.keys(b.waiting_for).map(Number).filter((s) => b.waiting_for[s].includes(m));
       if (seats.length) {
-        lines.push(el("p", { class: "meta" }, (E.aside && E.aside(m, seats, b))
+        lines.push(meta((E.aside && E.aside(m, seats, b))
           || `${anyOf(seats)} may ${lower(moveName(m, seats[0], b))}.`));
       }
     }
@@ -581,9 +586,8 @@
   function renderRecord() {
     const r = S.record;
     const undo = r && r.may_undo !== null && r.may_undo === S.me.seat && !r.dispute && !S.past;
-    redraw($("record-actions"), undo ? [el("button", {
-      type: "button", id: "undo", onclick: recordAct({ type: "undo" }),
-    }, "Undo my last move")] : [], $("record-title"));
+    redraw($("record-actions"), undo ? [button("undo", recordAct({ type: "undo" }), false, "Undo my last move")] : [],
+      $("record-title"));
     announce($("dispute-news"), disputeNews());
     redraw($("dispute-acts"), disputeParts(), $("record-title"));
     const slider = $("slider");
@@ -610,9 +614,9 @@
     const noes = Object.values(d.votes).length - ayes;
     return [el("div", { class: "open-dispute" },
       el("p", {}, el("strong", {}, `Dispute #${d.id}`), ` ${about(d)}`),
-      el("p", { class: "meta" }, `${ayes} to uphold, ${noes} against; ${d.needed} needed to uphold. Voters: ${d.voters.map(player).join(", ")}.`),
+      meta(`${ayes} to uphold, ${noes} against; ${d.needed} needed to uphold. Voters: ${d.voters.map(player).join(", ")}.`),
       // R-REC-4: past its time it expires, changing nothing (a vote then records the expiry).
-      el("p", { class: "meta" }, `Open until ${new Date(d.expires).toLocaleString([], { dateStyle: "medium", timeStyle: "short" })}; then it expires, changing nothing.`))];
+      meta(`Open until ${new Date(d.expires).toLocaleString([], { dateStyle: "medium", timeStyle: "short" })}; then it expires, changing nothing.`))];
   }
 
   /* How the last dispute ended, from its events in the log (the record keeps open ones only). */
@@ -622,7 +626,7 @@
     if (!last) return [];
     const r = events.find((e) => e.type === "Rewound" && e.dispute === last.dispute);
     const upheld = last.upheld && last.by !== "withdrawal";
-    return [el("p", { class: "meta" }, `${settled(last)}: `
+    return [meta(`${settled(last)}: `
       + `${!upheld ? "the move stands" : r ? `${span(r)} reverted` : "the game went back"}.`)];
   }
 
@@ -635,16 +639,16 @@
     if (d) {
       if (S.me.seat !== null && d.voters.includes(S.me.seat) && !(String(S.me.seat) in d.votes)) {
         box.push(el("div", { class: "row" },
-          el("button", { type: "button", id: "vote-uphold", onclick: recordAct({ type: "vote", uphold: true }) }, "Vote to uphold (rewind)"),
-          el("button", { type: "button", id: "vote-against", class: "secondary", onclick: recordAct({ type: "vote", uphold: false }) }, "Vote against")));
+          button("vote-uphold", recordAct({ type: "vote", uphold: true }), false, "Vote to uphold (rewind)"),
+          button("vote-against", recordAct({ type: "vote", uphold: false }), true, "Vote against")));
       }
       if (S.me.seat === d.seat) {
-        box.push(el("button", { type: "button", id: "withdraw", class: "secondary", onclick: recordAct({ type: "withdraw_dispute" }) }, "Withdraw the dispute"));
+        box.push(button("withdraw", recordAct({ type: "withdraw_dispute" }), true, "Withdraw the dispute"));
       }
       if (S.me.owner && r.options.owner_settles) {
         box.push(el("div", { class: "row" },
-          el("button", { type: "button", id: "settle-uphold", onclick: () => settle(true) }, "Uphold (owner)"),
-          el("button", { type: "button", id: "settle-reject", class: "secondary", onclick: () => settle(false) }, "Reject (owner)")));
+          button("settle-uphold", () => settle(true), false, "Uphold (owner)"),
+          button("settle-reject", () => settle(false), true, "Reject (owner)")));
       }
       return box;
     }
@@ -660,7 +664,7 @@
       el("label", { for: "dispute-reason" }, "Why"),
       el("input", { id: "dispute-reason", name: "reason", maxlength: 1000, autocomplete: "off" }),
       el("div", { class: "row" },
-        el("button", { type: "button", id: "dispute-preview", class: "secondary", onclick: () => preview(form) }, "Preview without it"),
+        button("dispute-preview", () => preview(form), true, "Preview without it"),
         el("button", { type: "submit", id: "dispute-open" }, "Open the dispute")),
       el("div", { id: "preview" }));
     form.addEventListener("submit", (ev) => {
@@ -681,7 +685,7 @@
         el("p", {}, `Upheld, the game goes back to just before event #${p.first}: `,
           `${plural(p.reverted.length, "event")} undone (`,
           p.reverted.map(worded).join(", "), ").",),
-        el("p", { class: "meta" }, E.summary(b),
+        meta(E.summary(b),
           `; waiting for ${Object.keys(b.waiting_for).map((s) => player(Number(s))).join(", ") || "nobody"}.`)));
     } catch (err) {
       recordError(err);
@@ -704,8 +708,8 @@
         el("div", { class: "row" },
           el("input", { id, readonly: true, value: links[seat] || "", placeholder: "(not in this browser: issue a new link)", class: "link" }),
           // Whose, for a screen reader (every seat's buttons read alike).
-          el("button", { type: "button", id: `copy-${seat}`, class: "secondary", onclick: () => copy(id) }, "Copy", unseen(` ${name}’s link`)),
-          el("button", { type: "button", id: `new-link-${seat}`, class: "secondary", onclick: () => newLink(seat) }, "New link", unseen(` for ${name}`))));
+          button(`copy-${seat}`, () => copy(id), true, "Copy", unseen(` ${name}’s link`)),
+          button(`new-link-${seat}`, () => newLink(seat), true, "New link", unseen(` for ${name}`))));
     }), $("owner-title"));
   }
 
@@ -783,7 +787,7 @@
     redraw($("characters"), S.characters.map((ch) => {
       const [summary, abilities] = E.sheet(ch);
       return el("details", { class: "sheet", id: `sheet-${ch.id}` }, el("summary", {}, `${ch.name} — ${summary}`), abilities,
-        ch.exemplars.length ? el("p", { class: "meta" }, "Exemplars: "
+        ch.exemplars.length ? meta("Exemplars: "
           + ch.exemplars.map((x) => `${charName(x.other ?? x.character)} (${x.drive})`).join(", ")) : "");
     }), $("characters-title"));
     $("new-character").hidden = S.me.seat === null;
