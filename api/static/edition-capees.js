@@ -14,17 +14,21 @@ Capes.editions.capees = (T) => {
      the next one made, and a player reads each entry, reverted ones too, as what happened
      then: a taken-back Getaway stays Getaway in its own entry, and the Escape made after it
      is Escape in the entries after (the page kept the first name it had read, or the last of
-     the log, for all of them). The board, its ledgers and an entry the log has no creation
-     for (a fork's) name it by its card. */
+     the log, for all of them). A fork's log starts with the game as it was (R-REC-6): the
+     Complications on it then count as made by that first event (one discarded in the fork
+     said "#3 discarded"). The board and its ledgers name it by its card. */
   let createdOf = [-1, new Map()];  // [events held when read, id → [[position, name], …]]
   function creations(id) {
     if (createdOf[0] !== S.logged) {
       const byId = new Map();
       for (const x of [...S.commands.values()].flat().sort((a, b) => a.position - b.position)) {
         const e = x.event;
-        if (e.type !== "capees.ComplicationCreated") continue;
-        if (!byId.has(e.complication)) byId.set(e.complication, []);
-        byId.get(e.complication).push([x.position, e.name]);
+        const named = e.type === "capees.ComplicationCreated" ? [[e.complication, e.name]]
+          : e.type === "capees.CampaignForked" ? Object.values(e.state.complications).map((k) => [k.id, k.name]) : [];
+        for (const [id, name] of named) {
+          if (!byId.has(id)) byId.set(id, []);
+          byId.get(id).push([x.position, name]);
+        }
       }
       createdOf = [S.logged, byId];
     }
