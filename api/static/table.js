@@ -43,9 +43,12 @@
   /* A dispute as the record panel and the log tell it: who opened it, about which move, why. */
   const about = (d) => `by ${player(d.seat)} about event #${d.position}`
     + `${d.actor ? ` (${player(d.actor)}’s move)` : ""}: “${d.reason}”`;
-  const ENDED = { vote: " by vote", owner: " by the owner", expiry: " when its time ran out" };
+  /* How a dispute ended. One whose time ran out expired, changing nothing (R-REC-4): nobody
+     rejected it, as the log said ("rejected when its time ran out"). */
+  const ENDED = { vote: " by vote", owner: " by the owner" };
   const settled = (s) => `Dispute #${s.dispute} ${s.by === "withdrawal" ? "withdrawn"
-    : (s.upheld ? "upheld" : "rejected") + (ENDED[s.by] ?? ` ${s.by}`)}`;
+    : s.by === "expiry" ? "expired (its time ran out)"
+      : (s.upheld ? "upheld" : "rejected") + (ENDED[s.by] ?? ` ${s.by}`)}`;
   const hash = (hex) => `${hex.slice(0, 8)}…`;
   /* The log's words for the record's events, alike in every edition (R-REC-*, R-FAIR-*,
      R-X-REC-4). Their keys also tell a record's entry from a move of the game. */
