@@ -364,7 +364,7 @@ def analytics_text(a: Analytics) -> str:
 
 def _analytics(args: argparse.Namespace) -> int:
     if (args.campaign is None) == (not args.all):
-        print("name a campaign, or --all", file=sys.stderr)
+        print("capes analytics: name a campaign, or --all (not both)", file=sys.stderr)
         return 2
     with _read_models(["analytics"]) as read_models:
         read_models.runner.catch_up()

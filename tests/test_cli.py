@@ -16,6 +16,7 @@ import tomllib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from uuid import uuid4
 
 import msgspec
 import pytest
@@ -493,3 +494,12 @@ def test_a_default_fork_name_is_cut_to_fit_a_name(memory_app: Campaigns) -> None
 
 def test_a_fork_name_of_all_80_characters_is_taken() -> None:
     assert name_arg("x" * NAME_LENGTH) == "x" * NAME_LENGTH
+
+
+def test_analytics_of_no_campaign_or_of_both_is_a_usage_error_saying_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The one line says whose it is, as every other refusal of the console does."""
+    for argv in (["analytics"], ["analytics", str(uuid4()), "--all"]):
+        assert main(argv) == 2
+        assert capsys.readouterr().err == "capes analytics: name a campaign, or --all (not both)\n"
