@@ -116,13 +116,17 @@ def check_invariants(state: CampaignState) -> None:
 
 def accepted(state: CampaignState, command: c.Command, depth: int = 4) -> bool:
     """Whether the rules accept ``command`` for some choice of what it leaves out (a die
-    value is drawn as a 3: any value is legal)."""
+    value is drawn as a 3: any value is legal). ``depth`` bounds the choices of the command's
+    own fields; a choice keyed by a die (``inspirations.7``: who gets its Inspiration, R-DEAD-1,
+    R-RES-1) fills a new key each time and ends with the dice, so it does not count."""
     try:
         EDITION.decide(state, EDITION.with_dice(command, lambda: 3))
     except ChoiceRequired as asked:
-        if depth == 0 or not asked.field or not asked.choices:
+        keyed = "." in (asked.field or "")
+        if (depth == 0 and not keyed) or not asked.field or not asked.choices:
             return False
-        return any(accepted(state, with_choice(command, asked.field, choice), depth - 1)
+        left = depth if keyed else depth - 1
+        return any(accepted(state, with_choice(command, asked.field, choice), left)
                    for choice in list(asked.choices)[:CHOICE_BREADTH])
     except DomainError:
         return False

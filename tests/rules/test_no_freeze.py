@@ -17,6 +17,7 @@ from play_helpers import (
     BRUTE,
     MIA,
     UNDIFFERENTIATED,
+    a_deadlocked_warehouse,
     a_roll,
     a_scene,
     a_scene_with_a_conflict,
@@ -33,6 +34,7 @@ from rulebook import Table, given, state_of
 from scenes_helpers import characters_built
 
 from cli.render import capes_board_text
+from domain.capes import EDITION
 from domain.capes import commands as c
 from domain.capes.events import (
     CharacterAllied,
@@ -52,6 +54,7 @@ from domain.capes.moves import waiting_for
 from domain.capes.upcasts import upcast
 from domain.capes.views import ExemplarRequestView, board
 from domain.errors import ChoiceRequired, NotPermitted
+from scripts.liveness import accepted
 
 # -- set-ups ---------------------------------------------------------------------------------
 
@@ -301,6 +304,24 @@ def test_a_tie_left_unchanged_through_a_whole_page_may_be_declared_deadlocked() 
     given(t.events).when(c.DeclareDeadlock(seat=MIA, conflict=1)).then(
         ConflictDeadlocked(conflict=1, seat=MIA, debt_returned=(), inspirations=())
     )
+
+
+def test_a_deadlock_asking_who_gets_each_dies_inspiration_is_an_offer_random_play_accepts(
+) -> None:
+    """R-DEAD-1: a Deadlock asks, die by die, which allied player gets each die's Inspiration,
+    so a Conflict of many dice asks many times (seed 7300056 of ``scripts/playtest --scenes 4
+    --max-commands 1000`` asked six). Those choices fill one key each and end with the dice:
+    the random play's checker never runs out of them, else it calls the board's offer false."""
+    t = a_deadlocked_warehouse()
+    # Mia allied to Brute's side: its die's Inspiration goes to seat 2 or seat 3.
+    t.events.append(CharacterAllied(character=MIA, conflict=1, side=0))
+    state = state_of(t.events)
+    deadlock = c.DeclareDeadlock(seat=MIA, conflict=1)
+    assert "declare_deadlock" in waiting_for(state)[MIA]
+    with pytest.raises(ChoiceRequired) as asked:
+        EDITION.decide(state, deadlock)
+    assert asked.value.field == "inspirations.1"
+    assert accepted(state, deadlock, depth=0)
 
 
 # -- item 5: Exemplars -------------------------------------------------------------------------
