@@ -8,37 +8,17 @@ Capes.editions.capees = (T) => {
   const SIDE = { hero: "Hero", opponent: "Opponent" };
   const board = () => (S.past ? S.past.board : S.board);
   const complication = (id) => S.board.complications.find((c) => c.id === Number(id));
-  /* A Complication as the cards show it ("#2 Hostages"), and the value a die of it shows.
-     An entry of the log names it as it was when that entry happened: by the last one created
-     under its id up to the entry's event, undone or not. An undo or a rewind gives its id to
-     the next one made, and a player reads each entry, reverted ones too, as what happened
-     then: a taken-back Getaway stays Getaway in its own entry, and the Escape made after it
-     is Escape in the entries after (the page kept the first name it had read, or the last of
-     the log, for all of them). A fork's log starts with the game as it was (R-REC-6): the
-     Complications on it then count as made by that first event (one discarded in the fork
-     said "#3 discarded"). The board and its ledgers name it by its card. */
-  let createdOf = [-1, new Map()];  // [events held when read, id → [[position, name], …]]
-  function creations(id) {
-    if (createdOf[0] !== S.logged) {
-      const byId = new Map();
-      for (const x of [...S.commands.values()].flat().sort((a, b) => a.position - b.position)) {
-        const e = x.event;
-        const named = e.type === "capees.ComplicationCreated" ? [[e.complication, e.name]]
-          : e.type === "capees.CampaignForked" ? Object.values(e.state.complications).map((k) => [k.id, k.name]) : [];
-        for (const [id, name] of named) {
-          if (!byId.has(id)) byId.set(id, []);
-          byId.get(id).push([x.position, name]);
-        }
-      }
-      createdOf = [S.logged, byId];
-    }
-    return createdOf[1].get(id) || [];
-  }
-  let when;  // the position of the event eventText is wording; undefined for the board
+  /* A Complication as the cards show it ("#2 Hostages"). An entry of the log names it as it
+     was when that entry happened (table.js's madeInLog: a taken-back Getaway stays Getaway in
+     its own entry, the Escape made under its number after it is Escape in the entries after);
+     a fork's log starts with the game as it was (R-REC-6): the Complications on it then count
+     as made by that first event (one discarded in the fork said "#3 discarded"). The board and
+     its ledgers name it by its card. */
+  const made = T.madeInLog((e, type) => (type === "ComplicationCreated" ? [[e.complication, e.name]]
+    : type === "CampaignForked" ? Object.values(e.state.complications).map((k) => [k.id, k.name]) : []));
   function titled(id) {
     const card = board().complications.find((x) => x.id === id)?.name;
-    const made = creations(id).filter(([p]) => when === undefined || p <= when).pop()?.[1];
-    return `#${id} ${(when === undefined ? card || made : made || card) || ""}`.trim();
+    return `#${id} ${(T.wording() === undefined ? card || made(id) : made(id) || card) || ""}`.trim();
   }
   const dieValue = (id, d) => (board().complications.find((c) => c.id === id) || { sides: [] }).sides
     .flatMap((s) => s.dice).find(([n]) => n === d)?.[1];
@@ -248,10 +228,7 @@ Capes.editions.capees = (T) => {
     SceneEnded: (e) => `Scene ${e.scene} ended ${vp(e)}`,
     StoryEnded: (e) => `Story ${e.story} ended ${vp(e)}`,
   };
-  const eventText = (e, position) => {
-    when = position;  // the Complications it names, as they were then (titled)
-    try { return EVENT_TEXT[e.type.replace(/^capees\./, "")]?.(e); } finally { when = undefined; }
-  };
+  const eventText = (e) => EVENT_TEXT[e.type.replace(/^capees\./, "")]?.(e);
 
   /* Balance's name says which side its points go to where only one may have them. */
   const label = (type, seat, b) => (type === "capees.balance" && lowerSide(b)

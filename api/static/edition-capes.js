@@ -179,25 +179,12 @@ Capes.editions.capes = (T) => {
      with nothing but its name keeps it ("Campaign closed"). */
   const dieOf = (e) => `die ${e.die} of #${e.conflict}`;
   /* A Conflict as the log names it (#1 “The bridge collapses”): as created, from the log
-     (one resolved is on no board); in a fork, those made before it as its first event has
+     (one resolved is on no board), as it was when the entry happened (an undo gives its
+     number to the next one made); in a fork, those made before it as its first event has
      them (R-REC-6; one resolved in the fork said "#2 resolved: side 0 won"). */
-  // Read once per event heard, not per name; the last made under an id counts (after an undo).
-  let madeOf = [-1, new Map()];
-  const forkedConflicts = (state) => Object.values(state.conflicts)
-    .map((c) => [c.id, { text: c.text, sides: c.sides.map((s) => s.label) }]);
-  const made = (id) => {
-    if (madeOf[0] !== S.logged) {
-      const byId = new Map();
-      for (const x of S.commands.values()) {
-        for (const e of x) {
-          if (e.type === "ConflictCreated") byId.set(e.event.conflict, e.event);
-          else if (e.type === "CampaignForked") for (const [k, v] of forkedConflicts(e.event.state)) byId.set(k, v);
-        }
-      }
-      madeOf = [S.logged, byId];
-    }
-    return madeOf[1].get(id);
-  };
+  const made = T.madeInLog((e, type) => (type === "ConflictCreated" ? [[e.conflict, e]]
+    : type === "CampaignForked" ? Object.values(e.state.conflicts)
+      .map((c) => [c.id, { text: c.text, sides: c.sides.map((s) => s.label) }]) : []));
   const titled = (id) => { const t = made(id)?.text || conflictOf(id)?.text; return t ? `#${id} “${t}”` : `#${id}`; };
   // An original side by the label it was created with (a Schism's may move down, R-SCHISM-1).
   const sideName = (e) => {

@@ -205,11 +205,38 @@
     });
   }
 
+  let wording;  // the position of the event ``worded`` is wording; undefined for the board
+  /* What the log makes under a number (a Conflict, a Complication), for its entries to name
+     each as it was when that entry happened. An undo or a rewind gives a number to the next
+     one made, and a player reads each entry, reverted ones too, as what happened then: a
+     taken-back ship stays the ship in its own entries, the storm made after it the storm in
+     the entries after (the pages named the last made under a number in every entry).
+     ``made(event, type)``: the [number, what] pairs an event makes (a fork's first event, those
+     of the game it starts from, R-REC-6). Read again whenever an event is heard (S.logged).
+     Returns the lookup: the last ``what`` made under a number up to the event being worded,
+     else (the board) in the whole log. */
+  function madeInLog(made) {
+    let read = [-1, new Map()];  // [events held when read, number → [[position, what], …]]
+    return (id) => {
+      if (read[0] !== S.logged) {
+        const byId = new Map();
+        for (const x of [...S.commands.values()].flat().sort((a, b) => a.position - b.position)) {
+          for (const [k, what] of made(x.event, x.type.replace(/^\w+\./, ""))) {
+            if (!byId.has(k)) byId.set(k, []);
+            byId.get(k).push([x.position, what]);
+          }
+        }
+        read = [S.logged, byId];
+      }
+      return (read[1].get(id) || []).filter(([p]) => wording === undefined || p <= wording).pop()?.[1];
+    };
+  }
+
   /* The edition's part of the table (moves, board, ledgers, characters). */
   const E = Capes.editions[document.body.dataset.edition]({
     S, $, el, postCommand, player, character, charName, human, myLedger, die, problemText, anyOf,
     fieldError, setOptions, meta, plural, tokens, back, overdrawn, abilityLines, abilityList, driveChoices,
-    sides, debts, characterForm,
+    sides, debts, characterForm, madeInLog, wording: () => wording,
   });
   const MOVES = E.MOVES;
   const ASIDE = E.ASIDE || new Set();
@@ -530,10 +557,14 @@
     `${first}-${events[events.length - 1].position}${isReverted(first) ? "-reverted" : ""}`;
 
   /* An event in words: the record's, the table's, else the edition's, else its name (the log,
-     the dispute form and the preview alike). Its position too: an edition names what it is
-     about as it was then (an undo may give a Complication's number again). */
-  const worded = (e) => (RECORD_TEXT[e.type] || TABLE_TEXT[e.type.replace(/^\w+\./, "")] || E.eventText)
-    ?.(e.event, e.position) || human(e.type);
+     the dispute form and the preview alike). While it is worded, ``wording`` is its position:
+     an edition names what it is about as it was then (``madeInLog``). */
+  const worded = (e) => {
+    wording = e.position;
+    try {
+      return (RECORD_TEXT[e.type] || TABLE_TEXT[e.type.replace(/^\w+\./, "")] || E.eventText)?.(e.event) || human(e.type);
+    } finally { wording = undefined; }
+  };
 
   function logEntry(first, events) {
     const head = events[0];

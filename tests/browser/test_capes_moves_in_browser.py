@@ -474,3 +474,33 @@ def test_a_schism_that_first_splits_the_sides_uncontrolled_die_is_made_from_its_
         ("Falls", [(1, 2)]), ("Holds", [(2, 1)]), ("Twists", [(3, 1)])]
     nightjar = table.query("ledgers")[ANA - 1]["characters"][0]
     assert nightjar["staked"] == [{"conflict": CRANE, "die": 3, "drive": "Hope", "amount": 1}]
+
+
+def test_a_conflict_taken_back_and_its_number_given_again_is_named_as_each_entry_found_it(
+    http: Any, open_page: Opener
+) -> None:
+    """R-REC-1, R-CONF-3, R-PAGE-4: given Ben's ship (#2), his claim of its "Sails" and his
+    veto of it, all taken back while his table is open, then his storm (#2 again), his claim
+    of its "Breaks" and his veto of it: then each entry of the log names #2 as it was when
+    that entry happened, the reverted ones the ship, the new ones the storm, on the open
+    table and on Ana's, opened now. Both named the last #2 of the log in every entry (the
+    reverted claim said "Ben claimed “Breaks” of #2")."""
+    table, ben = bens_page(http, open_page, a_page_with_two_conflicts)
+    mine = (c.Claim(seat=BEN, conflict=SHIP, side=0), c.Veto(seat=BEN, conflict=SHIP))
+    play(table, *mine)
+    log(ben)  # read: the page knows the first #2 before the undo
+    for _ in range(4):  # the veto, the claim, the end of his turn and the ship
+        table.play("", {"type": "undo", "seat": BEN})
+    log(ben)
+    play(table, c.CreateConflict(seat=BEN, kind="event", text="The storm breaks",
+                                 sides=("Breaks", "Passes")),
+         c.EndTurn(seat=BEN), *mine)
+    ana = open_page(table, table.tokens[ANA])
+    for page in (ben, ana):
+        page.wait_for_function(f"document.body.dataset.version === '{table.version()}'")
+        said = [x for x in log(page) if x.startswith(("Ben claimed", "Ben vetoed"))]
+        assert said == [
+            "Ben claimed \u201cSails\u201d of #2", "Ben vetoed #2 \u201cThe ship sails\u201d",
+            "Ben claimed \u201cBreaks\u201d of #2", "Ben vetoed #2 \u201cThe storm breaks\u201d",
+        ], said
+        assert not page.errors, page.errors
