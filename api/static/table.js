@@ -50,6 +50,13 @@
     : s.by === "expiry" ? "expired (its time ran out)"
       : (s.upheld ? "upheld" : "rejected") + (ENDED[s.by] ?? ` ${s.by}`)}`;
   const hash = (hex) => `${hex.slice(0, 8)}…`;
+  /* A fork's source by its name too, which the fork's first event holds with the game it
+     starts from (R-REC-6): the campaign's id alone told a player nothing. */
+  const forkSource = (e) => {
+    const first = S.commands.values().next().value || [];  // the fork's first move
+    const name = first.find((x) => /CampaignForked$/.test(x.type))?.event.state.name;
+    return name ? `“${name}” (campaign ${e.source})` : `campaign ${e.source}`;
+  };
   /* The log's words for the record's events, alike in every edition (R-REC-*, R-FAIR-*,
      R-X-REC-4). Their keys also tell a record's entry from a move of the game. */
   const RECORD_TEXT = {
@@ -63,7 +70,7 @@
     DisputeSettled: settled,
     Rewound: (e) => `Rewound: ${span(e)} reverted`,
     ForkMade: (e) => `Fork made after event #${e.version}`,
-    ForkedFrom: (e) => `Forked from campaign ${e.source} after its event #${e.version}`,
+    ForkedFrom: (e) => `Forked from ${forkSource(e)} after its event #${e.version}`,
     ImportedFrom: (e) => `Imported: events #1–#${e.version} of campaign ${e.source}`,
     DiceCommitted: (e) => `Dice of scene ${e.scene} committed (SHA-256 ${hash(e.commitment)})`,
     SeatSeedAdded: (e) => `${player(e.seat)} added a seed to the dice`,

@@ -47,8 +47,9 @@ def test_a_capes_fork_from_mid_scene_names_its_source_and_the_conflicts_made_bef
 ) -> None:
     """R-REC-6: given a page of two Conflicts forked just before Ben resolves the ship, and
     Ben resolving it in the fork: then the fork's log starts with its name and its source's
-    id and version, and names the ship and its winning side by what they were created as,
-    though the ship was made before the fork and is on no board since."""
+    name, id and version (it gave the id alone, which told a player nothing), and names the
+    ship and its winning side by what they were created as, though the ship was made before
+    the fork and is on no board since."""
     table = open_campaign(http, players=("Ana", "Ben", "Cleo"))
     the_ship_to_resolve(table)
     at = table.version()
@@ -58,8 +59,9 @@ def test_a_capes_fork_from_mid_scene_names_its_source_and_the_conflicts_made_bef
     said = log(ben)
     # The scene goes on in the fork with dice of its own (R-FAIR-1).
     assert unhashed(said[0]) == (
-        f"Forked as \u201cWhat if\u201d, Forked from campaign {table.campaign_id} after its "
-        f"event #{at}, Dice of scene 1 committed (SHA-256 \u2026)"), said
+        f"Forked as \u201cWhat if\u201d, Forked from \u201cHarbor City\u201d (campaign "
+        f"{table.campaign_id}) after its event #{at}, "
+        f"Dice of scene 1 committed (SHA-256 \u2026)"), said
     assert "Link for seat 2 (Ben) issued by the owner: the old one no longer works" in said
     assert said[-1].startswith(
         "#2 \u201cThe ship sails\u201d resolved: \u201cSails\u201d won; Debt spent: "), said
@@ -74,8 +76,8 @@ def test_a_capees_fork_names_its_source_and_the_complications_made_before_it(
 ) -> None:
     """R-REC-6, C-RES-3: given Joe's check of Silverstar's claim on Robbery, waiting for
     Night Maiden's Story Tokens, forked then, and Alice giving them to Joe in the fork: then
-    the fork's log names its source, and Robbery and Police, made before the fork and
-    discarded in it, by their names, as the source's log does."""
+    the fork's log names its source by its name and id, and Robbery and Police, made before
+    the fork and discarded in it, by their names, as the source's log does."""
     table = open_campaign(http, "Millennium City", players=("Editor", "Alice", "Joe"),
                           edition="capees")
     play_capees(table, GIVING)
@@ -86,8 +88,9 @@ def test_a_capees_fork_names_its_source_and_the_complications_made_before_it(
     alice = open_page(fork, fork.tokens[ALICE])
     said = log(alice)
     assert unhashed(said[0]) == (
-        f"Forked as \u201cAnother ending\u201d, Forked from campaign {table.campaign_id} "
-        f"after its event #{at}, Dice of scene 1 committed (SHA-256 \u2026)"), said
+        f"Forked as \u201cAnother ending\u201d, Forked from \u201cMillennium City\u201d "
+        f"(campaign {table.campaign_id}) after its event #{at}, "
+        f"Dice of scene 1 committed (SHA-256 \u2026)"), said
     gave = unhashed(said[-1])
     assert gave.startswith("Story Tokens of Night Maiden on #1 Robbery go to Joe, "
                            "#1 Robbery resolved for Silverstar (Hero: 5 VP, "), gave
