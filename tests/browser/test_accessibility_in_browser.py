@@ -1,9 +1,10 @@
 """An automated accessibility audit of the browser pages with axe-core (``axe-playwright-python``
 bundles it): the lobby; a Capes table mid-scene, as its owner and as the seat whose move it is
 (two Conflicts with their dice, the picker open); a CAPEES! table mid-scene; the analytics page.
-Each at a desktop's width and at a phone's (375 px). No violation axe rates serious or critical
-may be left, but those :data:`EXCUSED` names, each by its rule and the element it is about, with
-why; the moderate and minor ones are listed in the test's output (``-rP``).
+Each at a desktop's width and at a phone's (375 px), by axe's default rules (WCAG 2.x A and AA,
+best practices) and :data:`ALSO`. No violation axe rates serious or critical may be left, but
+those :data:`EXCUSED` names, each by its rule and the element it is about, with why; the
+moderate and minor ones are listed in the test's output (``-rP``).
 
 Real Chromium, a real server with scripted dice; each table is set up over HTTP (the other
 browser tests' fixtures), and the page under test is then opened as its link opens it.
@@ -32,13 +33,17 @@ __all__ = ["dice", "http", "open_page", "reach", "run"]  # the fixtures this mod
 THREES = (3,) * 60
 #: The widths each page is audited at: a desktop's, and a phone's.
 WIDTHS = {"desktop": (1280, 1000), "phone": (375, 812)}
+#: Rules axe leaves off by default that the audit runs too: WCAG 2.2's target size (AA: a
+#: finger on a phone), and the duplicate ids (WCAG 2.0's parsing, since retired, but a label's
+#: ``for`` or an ``aria-labelledby`` that names a duplicated id points at the wrong element).
+ALSO = ("target-size", "duplicate-id", "duplicate-id-active")
 #: The impacts that fail the audit.
 FAILING = ("serious", "critical")
 #: Violations let through: (rule id, the element's CSS selector as axe names it) -> why.
 EXCUSED: dict[tuple[str, str], str] = {}
 
 #: axe.run's options: the violations alone (each other kind of result cut to one element).
-OPTIONS = {"resultTypes": ["violations"]}
+OPTIONS = {"resultTypes": ["violations"], "rules": {rule: {"enabled": True} for rule in ALSO}}
 
 
 @pytest.fixture(scope="module")
