@@ -12,6 +12,7 @@ browser tests' fixtures), and the page under test is then opened as its link ope
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -193,3 +194,37 @@ def analytics(page: Any) -> None:
     page.wait_for_function("[...document.querySelectorAll('img[data-chart]')].every("
                            "i => i.complete && i.naturalWidth > 0)")
     page.locator("#dice-table tbody tr").last.wait_for()
+
+
+def test_the_focus_ring_in_the_dark_header_stands_out_from_it(
+    browser: Any, run: Run
+) -> None:
+    """WCAG 1.4.11 (non-text contrast, 3:1), which axe does not check: the keyboard's focus
+    ring on the header's links and buttons was the page's blue on the header's near-black,
+    2.7:1, barely seen."""
+    context = new_context(browser, run)
+    page = context.new_page()
+    page.goto(run.base + "/")
+    for _ in range(3):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('header .brand')"):
+            break
+    ring, header = page.evaluate("""[getComputedStyle(document.activeElement),
+        getComputedStyle(document.querySelector('header.top'))].map(s =>
+        [s.outlineStyle, s.outlineColor, s.backgroundColor])""")
+    assert ring[0] == "solid", ring
+    assert contrast(ring[1], header[2]) >= 3, (ring, header)
+    context.close()
+
+
+def contrast(one: str, other: str) -> float:
+    """WCAG's contrast ratio of two CSS colours given as ``rgb(r, g, b)``."""
+
+    def luminance(colour: str) -> float:
+        channels = [int(x) / 255 for x in re.findall(r"\d+", colour)[:3]]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+                   for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    light, dark = sorted((luminance(one), luminance(other)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
