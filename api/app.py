@@ -13,13 +13,15 @@ Routes (the OpenAPI schema and a docs UI are at ``/schema``), one module per gro
   and ``/events/stream`` (Server-Sent Events, resuming from ``Last-Event-ID``);
 - record (undo, disputes, forks, diffs), projections (read models, analytics), audit
   (verify, export);
+- host: ``GET /health`` (and ``HEAD``), unauthenticated, for load balancers and probes;
 - pages: the table in a browser at ``/`` (lobby), ``/play/{id}`` (the table) and
   ``/play/{id}/analytics``, their files under ``/static``, and ``POST /campaigns/{id}/session``
   (the token exchanged for a read-only cookie).
 
-Every route but ``POST /campaigns`` and ``POST /seats`` needs ``Authorization: Bearer <token>``
-(the stream and the charts also take ``?token=``, since browsers' EventSource and ``<img>``
-cannot send headers; :class:`TokensOutOfLog` keeps it out of the access log). The host's
+Every route but ``POST /campaigns``, ``POST /seats`` and ``/health`` needs ``Authorization:
+Bearer <token>`` (the stream and the charts also take ``?token=``, since browsers'
+EventSource and ``<img>`` cannot send headers; :class:`TokensOutOfLog` keeps it out of the
+access log). The host's
 routes take ``CAPES_HOST_KEY`` as their bearer token, and so does ``POST /campaigns`` with
 ``CAPES_OPEN_CAMPAIGNS=host``.
 A browser page uses the session cookie (GET requests only) instead of ``?token=``. CORS is off
@@ -59,7 +61,7 @@ from litestar.typing import FieldDefinition
 from api import problems
 from api.body import StrictRequest
 from api.held_views import HeldViews
-from api.routes import audit, holder, lobby, pages, play, queries, record
+from api.routes import audit, holder, host, lobby, pages, play, queries, record
 from api.routes import projections as read_model_routes
 from api.services import MAX_BODY, Services, hear, provide_actor
 from api.static_assets import GZIPPED, AssetCaching, Fingerprints
@@ -84,7 +86,7 @@ from domain.capes import views as capes_views
 from projections.service import open_read_models
 
 #: The route modules, each with ``HANDLERS``, in the order the schema lists them.
-ROUTE_MODULES = (lobby, play, queries, holder, record, read_model_routes, audit, pages)
+ROUTE_MODULES = (lobby, play, queries, holder, record, read_model_routes, audit, host, pages)
 
 
 #: The editions' views (board, ledgers…), which the server answers with exactly their fields.
@@ -163,6 +165,7 @@ def _docs() -> tuple[OpenAPIConfig, Router]:
             ("owner", "The owner's: options, settling disputes, forks, seats' tokens, closing"),
             ("read models", "Timeline, analytics and charts; the host's directory"),
             ("audit", "Verify a campaign's chain and dice; export its log"),
+            ("host", "The server's health, for load balancers and probes: no token needed"),
         )],
     )
     # Gzip outside, so that a 304 (no body) is left as it is.
@@ -337,7 +340,10 @@ def create_app(
     middleware = []
     if rate_limit > 0:
         middleware.append(
-            RateLimitConfig(rate_limit=("second", rate_limit), exclude=["/schema"]).middleware
+            # Not /health: a load balancer's probes may share the address of a proxy that
+            # every player's requests come through, and a 429 would take the server out.
+            RateLimitConfig(rate_limit=("second", rate_limit),
+                            exclude=["/schema", "^/health$"]).middleware
         )
     openapi, assets = _docs()
     # A store that cannot be reached, in any request (its tokens, a read, a write): a 503

@@ -299,6 +299,16 @@ class RemoteWriter:
             if starting.done():
                 self._starting = None
 
+    #: What :meth:`running` tells about, for people.
+    kind = "the writer process"
+
+    def running(self) -> bool:
+        """Whether the writer process is connected and, when it is this server's own, has not
+        exited (``GET /health``). A look at its exit status, no wait: the socket's end may not
+        have been heard yet."""
+        process = self._process
+        return self._transport is not None and (process is None or process.poll() is None)
+
     async def _spawn(self) -> None:
         if self.shared is not None:
             await self._connect(self.shared)

@@ -286,6 +286,13 @@ class Committer:
                                                 daemon=True)
                 self._thread.start()
 
+    #: What :meth:`running` tells about, for people.
+    kind = "the writer thread"
+
+    def running(self) -> bool:
+        """Whether the writer thread runs (``GET /health``; :meth:`start` starts it again)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def start_watch(self) -> None:
         """On PostgreSQL, start hearing the other workers' commits (see :attr:`watch`)."""
         if self.watch is not None:

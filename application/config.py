@@ -335,6 +335,16 @@ def describe_persistence(env: Mapping[str, str]) -> str:
     return "the in-memory store"
 
 
+def store_kind(env: Mapping[str, str]) -> str:
+    """Which kind of store eventsourcing's settings ``env`` name: ``postgresql``, ``sqlite`` or
+    ``memory``; what ``GET /health`` says of it, to anyone (:func:`describe_persistence` says
+    where it is, for the host's log)."""
+    module = env.get("PERSISTENCE_MODULE", "")
+    if module.endswith("postgres"):
+        return "postgresql"
+    return "sqlite" if module.endswith("sqlite") else "memory"
+
+
 # -- CAPES_WRITER ------------------------------------------------------------------------------
 
 #: ``CAPES_WRITER``: where a server process's writes run (see api/writer.py).

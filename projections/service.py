@@ -206,6 +206,16 @@ class ReadModels:
         head = self.runner.head()
         return head if position > head else None
 
+    def progress(self) -> tuple[int, int]:
+        """The lowest position of the read models and the store's head, for ``GET /health``:
+        this process's runner's own positions when it runs them, else their tracking rows (one
+        small read each, another process moves them), then the store's last position. The
+        head is read after the positions, as :meth:`status` does, so it is never below."""
+        runner = self.runner
+        mine = self.runs and not runner.standing_by
+        positions = runner.positions() if mine else runner.refresh()
+        return min(positions.values()), runner.head()
+
     def _target(self, position: int | None) -> int:
         """The position a query asks for: ``position``, or the store's head now (None)."""
         return self.runner.head() if position is None else position
