@@ -1,11 +1,16 @@
 """Random play of CAPEES! (edition ``capees``) that checks no table can freeze (C-SRV-4).
 
-A game is 004's cast (``scripts/capees_table.py``: the Editor, four heroes, their Exemplars
-and opponents) playing stories and scenes through the rules (``decide``, then ``fold``, as the
-application does) with seeded dice: mostly a candidate move of
-``domain.capees.moves.candidates`` (choices the rules ask for filled at random), now and then
-a junk command, mostly illegal. At even seeds the Editor never rules a scene over, so scenes
-run to their Victory Target.
+A game is 004's cast (``scripts/capees_table.py``: the Editor, four heroes, their Exemplars and
+opponents) playing stories and scenes through the rules (``decide``, then ``fold``, as the
+application does) with seeded dice. Most moves are drawn as the Capes player draws them
+(``scripts/liveness.py``): a seat and command type the board offers (``waiting_for``), by
+:data:`WEIGHTS`, then one of that seat's candidates of the type
+(``domain.capees.moves.candidates``) the rules accept, as the board lists its forms (choices
+the rules ask for filled at random). Now and then a candidate is drawn blind, offered or not,
+or a junk command, mostly illegal, so refusals are played too. The Editor fixes a Victory Total
+drawn from :data:`VICTORY_TOTALS` when a story begins (C-VP-4), so stories end within a game
+and the next one begins (C-VP-5). At even seeds the Editor never rules a scene over before it
+has stalled, so scenes run to their Victory Target.
 
 After every command :func:`play` checks: a refused command changed nothing (C-SRV-2); the
 invariants of :func:`check_invariants`; that some seat is offered a move and some candidate
@@ -31,8 +36,29 @@ from domain.capees.moves import accepted, candidates, waiting_for, with_choice
 from domain.errors import ChoiceRequired, DomainError
 from scripts.capees_table import Table, the_cast
 
-#: Probability that a move is a legal-looking candidate rather than junk.
-CANDIDATE_CHANCE = 0.93
+#: Probability that a move is a junk command, mostly illegal.
+JUNK_CHANCE = 0.05
+#: Probability that a move is any candidate, offered or not (many are refused: C-SRV-2).
+BLIND_CHANCE = 0.05
+#: How often a command type the board offers is drawn (1 when not listed): claims and rolls,
+#: which resolve Complications and score (C-VP-2), likelier than passing them by; the Editor's
+#: ruling and new characters rarer, so scenes reach their Target (C-VP-3) and stories their
+#: Victory Total (C-VP-5), while every kind of move still comes up.
+WEIGHTS: dict[str, float] = {
+    "claim": 3, "roll_ability": 3, "pass_claim": 0.5, "end_action": 0.7, "end_scene": 0.15,
+    "create_character": 0.3,
+}
+#: Pages after which a scene has run long: from then on the moves that bring its end nearer
+#: (:data:`CLOSING`) weigh one more time as much each page.
+LONG_SCENE = 6
+CLOSING = frozenset({"claim", "roll_ability", "keep_roll", "check_claim", "end_scene"})
+#: Pages after which a scene has stalled: the Editor who never rules (even seeds) rules it
+#: over then (C-SCENE-2), since some scenes never reach their Target (both dice of the only
+#: Complication at 6, say: nobody Controls it, nobody can claim it).
+STALLED = 12
+#: C-VP-4: the Victory Totals the Editor fixes when a story begins (24 is the rules' default);
+#: small ones end a story within a game, so the next one is played too.
+VICTORY_TOTALS = (3, 6, 9, 12, 24)
 
 
 class FalseOffer(AssertionError):
@@ -54,6 +80,42 @@ def junk(rng: random.Random) -> c.Command:
         c.Balance(seat=seat, character=ident, points=rng.randint(1, 3)),
         c.BuyProminence(seat=seat, character=ident, side="hero"),
     ])
+
+
+def weight(state: CampaignState, tag: str) -> float:
+    """How likely random play draws the command type ``tag`` the board offers."""
+    name = tag.removeprefix("capees.")
+    scene = state.scene
+    long = 0 if scene is None else max(0, scene.page - LONG_SCENE + 1)
+    return WEIGHTS.get(name, 1.0) * (1 + long if name in CLOSING else 1)
+
+
+def draw(state: CampaignState, rng: random.Random, *, rulings: bool = True) -> c.Command:
+    """The next move: junk, a blind candidate, or mostly one the board offers (by
+    :func:`weight`); without ``rulings`` the Editor ends a scene (C-SCENE-2) only once it
+    has stalled."""
+    chance = rng.random()
+    options = candidates(state)
+    if not rulings and (state.scene is None or state.scene.page < STALLED):
+        options = [o for o in options if not isinstance(o, c.EndScene)] or options
+    if chance < JUNK_CHANCE or not options:
+        return junk(rng)
+    offered = {(seat, tag) for seat, tags in waiting_for(state).items() for tag in tags}
+    groups: dict[tuple[int, str], list[c.Command]] = {}
+    for x in options:
+        key = (getattr(x, "seat", 0), TAG_OF[type(x)])
+        if key in offered:
+            groups.setdefault(key, []).append(x)
+    if chance < JUNK_CHANCE + BLIND_CHANCE or not groups:
+        command = rng.choice(options)
+    else:
+        keys = sorted(groups)
+        key = rng.choices(keys, weights=[weight(state, tag) for _, tag in keys])[0]
+        # The forms the board lists for the move (``moves.legal``): its accepted candidates.
+        command = rng.choice([x for x in groups[key] if accepted(state, x)] or groups[key])
+    if isinstance(command, c.BeginStory):
+        command = msgspec.structs.replace(command, victory_total=rng.choice(VICTORY_TOTALS))
+    return command
 
 
 def check_invariants(state: CampaignState, events: list[Any]) -> None:
@@ -125,6 +187,8 @@ class Game:
     frozen: str | None = None
     #: Pages of each scene that ended.
     pages: list[int] = field(default_factory=list)
+    #: Stories that ended on their Victory Total (C-VP-5).
+    stories_ended: int = 0
 
     @property
     def scenes_ended(self) -> int:
@@ -155,12 +219,8 @@ def play(seed: int, commands: int = 500, *, scenes: int | None = None,
     game = Game(seed=seed, table=t)
     ended = 0
     for step in range(commands):
-        options = candidates(t.state)
-        if seed % 2 == 0:
-            # At even seeds the Editor never rules, so scenes run to their Target.
-            options = [o for o in options if not isinstance(o, c.EndScene)] or options
-        command = (rng.choice(options) if options and rng.random() < CANDIDATE_CHANCE
-                   else junk(rng))
+        # At even seeds the Editor rules only stalled scenes, so scenes run to their Target.
+        command = draw(t.state, rng, rulings=seed % 2 == 1)
         start = len(t.events)
         for _attempt in range(6):
             before, count = t.state, len(t.events)
@@ -190,4 +250,5 @@ def play(seed: int, commands: int = 500, *, scenes: int | None = None,
         if scenes is not None and ended >= scenes:
             break
     game.pages = pages_per_scene(t.events)
+    game.stories_ended = sum(isinstance(x, e.StoryEnded) for x in t.events)
     return game
