@@ -180,13 +180,13 @@ async def settle_dispute(
     return await apply_command(services, campaign_id, SettleDispute(uphold=data.uphold))
 
 
-@post(
-    "/campaigns/{campaign_id:uuid}/options",
-    status_code=200,
-    tags=["owner"],
-    summary="Set the table's options",
-    responses=OWNER_PROBLEMS,
-)
+#: The table's options' route: POST sets them all, PATCH some (one path, one owner's answers).
+OPTIONS_ROUTE: dict[str, Any] = {"path": "/campaigns/{campaign_id:uuid}/options",
+                                 "status_code": 200, "tags": ["owner"],
+                                 "responses": OWNER_PROBLEMS}
+
+
+@post(summary="Set the table's options", **OPTIONS_ROUTE)
 async def set_options(
     campaign_id: FromPath[UUID],
     data: JSONBody[TableOptions],
@@ -211,13 +211,7 @@ class OptionsChange(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
 CHANGE_ATTEMPTS = 3
 
 
-@patch(
-    "/campaigns/{campaign_id:uuid}/options",
-    status_code=200,
-    tags=["owner"],
-    summary="Change some of the table's options",
-    responses=OWNER_PROBLEMS,
-)
+@patch(summary="Change some of the table's options", **OPTIONS_ROUTE)
 async def change_options(
     campaign_id: FromPath[UUID],
     data: JSONBody[OptionsChange],
