@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 
@@ -36,8 +37,12 @@ def backup_sqlite(source: str, target: Path) -> int:
     partial = target.with_name(target.name + ".partial")
     try:
         # Read-only: a backup never changes the store it reads, nor creates one.
-        with sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True) as store, \
-                sqlite3.connect(partial) as copy:
+        # closing(): a connection's own ``with`` ends a transaction and leaves it open until
+        # the garbage collector frees it, and a process that took a backup kept the store
+        # open meanwhile (tests/integration/test_backup.py says what that broke).
+        reading = f"file:{Path(source).resolve()}?mode=ro"
+        with closing(sqlite3.connect(reading, uri=True)) as store, \
+                closing(sqlite3.connect(partial)) as copy:
             store.backup(copy)
         with open(partial, "rb+") as written:
             os.fsync(written.fileno())

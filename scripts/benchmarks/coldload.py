@@ -8,6 +8,7 @@ import random
 import sqlite3
 import statistics
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -20,9 +21,10 @@ from benchmarks.randomplay import random_play
 
 def copy_without_snapshots(src: Path, dst: Path) -> int:
     """A copy of the SQLite store with every snapshot deleted; how many were."""
-    with sqlite3.connect(src) as source, sqlite3.connect(dst) as target:
+    # closing(): the connections' own ``with`` leaves them open until the collector runs.
+    with closing(sqlite3.connect(src)) as source, closing(sqlite3.connect(dst)) as target:
         source.backup(target)
-    with sqlite3.connect(dst) as target:
+    with closing(sqlite3.connect(dst)) as target:
         tables = [r[0] for r in target.execute(
             "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE '%snapshot%'")]
         deleted = 0

@@ -10,13 +10,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
-import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 import msgspec
+from stores import sqlite_file
 
 from application.campaigns import Campaigns
 from application.chain import linked
@@ -140,7 +140,7 @@ def independent_die(seed: bytes, campaign: UUID, scene: int, counter: int,
 
 
 def blob(db: Path, campaign: UUID, position: int) -> tuple[str, bytes]:
-    with sqlite3.connect(db) as conn:
+    with sqlite_file(db) as conn:
         topic, state = conn.execute(
             "SELECT topic, state FROM stored_events WHERE originator_id=? AND "
             "originator_version=?", (campaign.hex, position)).fetchone()
@@ -148,13 +148,13 @@ def blob(db: Path, campaign: UUID, position: int) -> tuple[str, bytes]:
 
 
 def write(db: Path, campaign: UUID, position: int, topic: str, state: bytes) -> None:
-    with sqlite3.connect(db) as conn:
+    with sqlite_file(db) as conn:
         conn.execute("UPDATE stored_events SET topic=?, state=? WHERE originator_id=? AND "
                      "originator_version=?", (topic, state, campaign.hex, position))
 
 
 def delete(db: Path, campaign: UUID, position: int) -> None:
-    with sqlite3.connect(db) as conn:
+    with sqlite_file(db) as conn:
         conn.execute("DELETE FROM stored_events WHERE originator_id=? AND originator_version=?",
                      (campaign.hex, position))
 
@@ -183,7 +183,7 @@ def rewrite_raw(db: Path, campaign: UUID, position: int,
     working on the stored JSON alone (as a store written by older code would hold it)."""
     from application.chain import canonical, genesis, link
 
-    with sqlite3.connect(db) as conn:
+    with sqlite_file(db) as conn:
         rows = conn.execute(
             "SELECT originator_version, state FROM stored_events WHERE originator_id=? "
             "ORDER BY originator_version", (campaign.hex,)).fetchall()

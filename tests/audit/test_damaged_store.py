@@ -8,7 +8,6 @@ decoded is a 423 naming its position, never a 500. (R-FAIR-6, R-FAIR-7.)
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -16,6 +15,7 @@ from uuid import UUID
 import pytest
 from fair_play import blob, sqlite_env, write
 from litestar.testing import TestClient
+from stores import sqlite_file
 
 from api.app import create_app
 from application.audit import verify_stored
@@ -89,7 +89,7 @@ def a_table(db: Path) -> tuple[Campaigns, Table, dict[str, str]]:
 
 def forge_snapshots(db: Path, before: bytes, after: bytes) -> int:
     """Edit every stored snapshot's bytes; how many were changed."""
-    with sqlite3.connect(db) as conn:
+    with sqlite_file(db) as conn:
         rows = conn.execute("SELECT originator_id, originator_version, state "
                             "FROM stored_snapshots").fetchall()
         changed = 0

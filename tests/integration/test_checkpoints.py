@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from stores import sqlite_file
 
 from application import sqlite_store
 from application.campaigns import Campaigns, open_campaigns
@@ -63,7 +64,7 @@ def test_the_checkpointer_copies_the_log_into_the_database_and_stops_with_the_st
         while checkpointer.checkpoints == 0 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert checkpointer.checkpoints >= 1
-        with sqlite3.connect(db) as connection:
+        with sqlite_file(db) as connection:
             busy, pages, done = checkpointer.checkpoint(connection)
         assert busy == 0 and pages == done  # nothing left that a checkpoint could not copy
     finally:
@@ -102,7 +103,7 @@ def test_a_log_grown_past_its_bound_starts_again_from_its_beginning(
     checkpointer.stop()  # this test checkpoints by itself
     try:
         a_campaign_with_moves(app)
-        with sqlite3.connect(db) as connection:
+        with sqlite_file(db) as connection:
             busy, grown, _ = checkpointer.checkpoint(connection)
             assert (busy, checkpointer.restarts) == (0, 1) and grown > 1
             cid = app.create(c.CreateCampaign(name="After the restart")).campaign_id
@@ -133,7 +134,7 @@ def test_a_restart_that_finds_a_reader_in_the_log_gives_up_at_once_and_holds_no_
         reader.execute("BEGIN")
         reader.execute("SELECT COUNT(*) FROM stored_events").fetchone()  # a reader in the log
         cid = app.create(c.CreateCampaign(name="Read meanwhile")).campaign_id
-        with sqlite3.connect(db, timeout=5.0) as connection:
+        with sqlite_file(db, timeout=5.0) as connection:
             began = time.monotonic()
             busy, _, _ = checkpointer.checkpoint(connection)
             assert (busy, checkpointer.restarts) == (1, 0)

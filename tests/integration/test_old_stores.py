@@ -13,14 +13,13 @@ opens.
 from __future__ import annotations
 
 import gzip
-import sqlite3
 from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
 
 import msgspec
 import pytest
-from stores import MakeApp
+from stores import MakeApp, sqlite_file
 
 from application.aggregate import project_campaign
 from application.audit import verify_stored
@@ -35,7 +34,7 @@ FIXTURES = sorted((Path(__file__).parent.parent / "fixtures").glob("store-*.sql.
 
 
 def restored(fixture: Path, to: Path) -> Path:
-    with sqlite3.connect(to) as db:
+    with sqlite_file(to) as db:
         db.executescript(gzip.decompress(fixture.read_bytes()).decode())
     db.close()
     return to

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import msgspec
 from eventsourcing.persistence import StoredEvent
-from stores import MakeApp
+from stores import MakeApp, sqlite_file
 
 from application.campaigns import Campaigns
 from application.config import persistence_env
@@ -45,7 +44,7 @@ def test_a_campaign_whose_log_holds_old_shapes_loads_the_same(
     expected = app.state(campaign)
     rolls = [r.originator_version for r in app.history(campaign, limit=10_000)
              if isinstance(r.event, DieRolled)]
-    with sqlite3.connect(tmp_path / "old.sqlite") as db:
+    with sqlite_file(tmp_path / "old.sqlite") as db:
         for position in rolls:
             db.execute("UPDATE stored_events SET state = ? WHERE originator_version = ? AND "
                        "topic = 'capes:DieRolled'", (a_version_one_roll(position), position))

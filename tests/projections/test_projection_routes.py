@@ -20,6 +20,7 @@ from uuid import UUID
 import msgspec
 import pytest
 from litestar.testing import TestClient
+from stores import sqlite_file
 
 from api.app import create_app
 from application.campaigns import Campaigns
@@ -379,8 +380,6 @@ def test_a_rebuild_gets_past_an_event_it_cannot_apply_and_names_it(
         tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 13: one damaged event left ``capes projections rebuild`` failing for good; now it
     leaves that campaign out, names the event, and rebuilds every other campaign."""
-    import sqlite3
-
     db = tmp_path / "capes.sqlite"
     monkeypatch.setenv("CAPES_DB", str(db))
     campaigns = Campaigns(persistence_env({"CAPES_DB": str(db)}), dice=ScriptedDice(DEMO_DICE))
@@ -389,7 +388,7 @@ def test_a_rebuild_gets_past_an_event_it_cannot_apply_and_names_it(
     campaign = play_demo(campaigns, out=lambda _: None)
     head = campaigns.recorder.max_notification_id()
     campaigns.close()
-    with sqlite3.connect(db) as conn:
+    with sqlite_file(db) as conn:
         conn.execute("UPDATE stored_events SET state=? WHERE originator_id=? AND "
                      "originator_version=2", (b"not json", damaged.hex))
     capsys.readouterr()

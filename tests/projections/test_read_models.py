@@ -5,7 +5,6 @@ runners at once, undos and upheld disputes."""
 from __future__ import annotations
 
 import random
-import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -25,7 +24,7 @@ from readmodel_helpers import (
     open_table,
     play,
 )
-from stores import MakeApp
+from stores import MakeApp, sqlite_file
 
 from application.campaigns import Campaigns
 from application.dice import ScriptedDice, SeededDice
@@ -349,7 +348,7 @@ def test_read_models_of_an_sqlite_store_live_in_a_file_of_their_own_beside_it(
         db = Path(sqlite_env["SQLITE_DBNAME"])
         beside = db.with_name(f"{db.stem}.read-models{db.suffix}")
         assert read_models_file(str(db)) == str(beside)
-        with sqlite3.connect(db) as store, sqlite3.connect(beside) as views:
+        with sqlite_file(db) as store, sqlite_file(beside) as views:
             tables = {r[0] for r in store.execute("SELECT name FROM sqlite_master")}
             assert not {t for t in tables if t.startswith("capes_")}
             (count,) = views.execute("SELECT count(*) FROM capes_board").fetchone()
