@@ -16,7 +16,6 @@ from litestar import get, patch, post
 from litestar.exceptions import (
     NotFoundException,
     PermissionDeniedException,
-    ValidationException,
 )
 from litestar.params import FromPath, JSONBody, PathParameter, QueryParameter
 
@@ -30,14 +29,13 @@ from api.services import (
     apply_command,
     in_thread,
 )
-from application.errors import CampaignConflict
 from domain.capees import diff as capees_diff
 from domain.capees import views as capees_views
 from domain.capes import diff as capes_diff
 from domain.capes import views as capes_views
 from domain.editions import play_of
 from domain.record import Record, TableOptions
-from domain.record.commands import SetTableOptions, SettleDispute
+from domain.record.commands import ChangeTableOptions, SetTableOptions, SettleDispute
 from domain.record.model import Dispute, DisputeMinutes, Threshold
 from domain.text import MAX_INT, Name
 
@@ -207,10 +205,6 @@ class OptionsChange(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     dispute_minutes: DisputeMinutes | msgspec.UnsetType = msgspec.UNSET
 
 
-#: How many times a change of some options is merged anew when a move got in between.
-CHANGE_ATTEMPTS = 3
-
-
 @patch(summary="Change some of the table's options", **OPTIONS_ROUTE)
 async def change_options(
     campaign_id: FromPath[UUID],
@@ -218,27 +212,12 @@ async def change_options(
     actor: ActorDep,
     services: ServicesDep,
 ) -> Applied:
-    """Only the options sent change (``POST`` sets them all, a field left out to its default).
-    Recorded as ``POST`` records them, every option in the event (R-REC-3/4)."""
+    """Only the options sent change (``POST`` sets them all, a field left out to its default),
+    merged with the options as they are when it is decided. Recorded as ``POST`` records
+    them, every option in the event (R-REC-3/4); none sent is malformed (400)."""
     _owner(actor)
     sent = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not msgspec.UNSET}
-    if not sent:
-        raise ValidationException(
-            "malformed body: no option given: send one or more of "
-            + ", ".join(OptionsChange.__struct_fields__),
-            extra=[{"message": "no option given", "key": "", "source": "body"}])
-    for attempt in range(1, CHANGE_ATTEMPTS + 1):
-        # Merged with the options of the version it is decided on: a move that got in
-        # between is no reason to refuse, but an options change in between is not overwritten.
-        campaign = await in_thread(services.campaigns.get, campaign_id)
-        options = msgspec.structs.replace(campaign.record.options, **sent)
-        try:
-            return await apply_command(services, campaign_id, SetTableOptions(options=options),
-                                       expected_version=campaign.version)
-        except CampaignConflict:
-            if attempt == CHANGE_ATTEMPTS:
-                raise
-    raise AssertionError("unreachable")  # pragma: no cover
+    return await apply_command(services, campaign_id, ChangeTableOptions(**sent))
 
 
 class ForkRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -12,7 +12,7 @@ from typing import Annotated, ClassVar
 import msgspec
 
 from ..text import MAX_INT, prose
-from .model import TableOptions
+from .model import DisputeMinutes, TableOptions, Threshold
 
 _EPOCH = datetime.fromisoformat("1970-01-01T00:00:00+00:00")
 
@@ -76,6 +76,16 @@ class SetTableOptions(RecordCommand, frozen=True, kw_only=True, tag="set_table_o
     options: TableOptions
 
 
+class ChangeTableOptions(RecordCommand, frozen=True, kw_only=True, tag="change_table_options"):
+    """The owner changes some of the table's options: those given (not None) change, the
+    others keep the values they have when the command is decided, whatever was set since the
+    owner last looked (``SetTableOptions`` sets them all)."""
+
+    dispute_threshold: Threshold | None = None
+    owner_settles: bool | None = None
+    dispute_minutes: DisputeMinutes | None = None
+
+
 class AddSeed(RecordCommand, frozen=True, kw_only=True, tag="add_seed"):
     """Add your own seed to the dice of the scene, before its first roll (R-FAIR-2)."""
 
@@ -91,5 +101,5 @@ class IssueToken(RecordCommand, frozen=True, kw_only=True, tag="issue_token"):
 
 RECORD_COMMAND_TYPES: tuple[type[RecordCommand], ...] = (
     Undo, OpenDispute, Vote, SettleDispute, WithdrawDispute, ExpireDispute, SetTableOptions,
-    AddSeed, IssueToken,
+    ChangeTableOptions, AddSeed, IssueToken,
 )

@@ -16,9 +16,17 @@ from typing import Any
 
 import msgspec
 
-from ..errors import DomainError, InvalidReference, NotPermitted, RuleViolation, StaleVersion
+from ..errors import (
+    DomainError,
+    InvalidReference,
+    Malformed,
+    NotPermitted,
+    RuleViolation,
+    StaleVersion,
+)
 from .commands import (
     AddSeed,
+    ChangeTableOptions,
     ExpireDispute,
     IssueToken,
     OpenDispute,
@@ -46,7 +54,7 @@ from .events import (
     TableOptionsSet,
     Undone,
 )
-from .model import Dispute, Record, SceneDice, Span
+from .model import Dispute, Record, SceneDice, Span, TableOptions
 
 replace = msgspec.structs.replace
 OWNER = 0
@@ -254,9 +262,27 @@ def _expire(command: ExpireDispute, record: Record, seats: Sequence[int]) -> lis
 @_decide.register
 def _options(command: SetTableOptions, record: Record,
              seats: Sequence[int]) -> list[RecordEvent]:
+    _owners_options(command)
+    return [TableOptionsSet(options=command.options)]
+
+
+@_decide.register
+def _change_options(command: ChangeTableOptions, record: Record,
+                    seats: Sequence[int]) -> list[RecordEvent]:
+    # Merged here, with the options as the log has them now: an owner's change made on
+    # another page meanwhile is kept, and no "someone wrote first" is asked of anyone.
+    _owners_options(command)
+    changes = {name: value for name in TableOptions.__struct_fields__
+               if (value := getattr(command, name)) is not None}
+    if not changes:
+        raise Malformed("no option given: give one or more of "
+                        + ", ".join(TableOptions.__struct_fields__))
+    return [TableOptionsSet(options=msgspec.structs.replace(record.options, **changes))]
+
+
+def _owners_options(command: RecordCommand) -> None:
     if command.seat != OWNER:
         raise NotPermitted("only the owner sets the table's options")
-    return [TableOptionsSet(options=command.options)]
 
 
 @_decide.register

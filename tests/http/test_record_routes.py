@@ -29,7 +29,6 @@ from application.dice import ScriptedDice
 from cli.demo import DEMO_DICE
 from cli.main import main
 from domain.record import TableOptions
-from domain.record.commands import SetTableOptions
 
 
 @pytest.fixture
@@ -275,34 +274,6 @@ def test_a_patch_of_the_options_takes_each_option_typed_and_bounded_as_the_optio
     assert [(f.name, f.type) for f in fields(OptionsChange)] == [
         (f.name, f.type) for f in fields(TableOptions)]
     assert not any(f.required for f in fields(OptionsChange))
-
-
-def test_a_patch_of_the_options_merges_with_a_change_made_while_it_was_decided(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """R-REC-4: another write between reading the options and recording them (here the owner
-    letting itself settle) is not overwritten with the options read before it: the change is
-    merged again with the options as they are now."""
-    campaigns = Campaigns(persistence_env({"CAPES_DB": ":memory:"}))
-    read = campaigns.get
-
-    def read_then_write(campaign_id: Any, *args: Any, **kwargs: Any) -> Any:
-        found = read(campaign_id, *args, **kwargs)
-        if not written:
-            written.append(campaigns.execute(campaign_id, SetTableOptions(
-                options=TableOptions(owner_settles=True))))
-        return found
-
-    written: list[Any] = []
-    with app_client(campaigns) as client:
-        table = open_campaign(client, players=("Ana", "Ben"))
-        monkeypatch.setattr(campaigns, "get", read_then_write)
-        patched = client.patch(table.url("/options"), json={"dispute_minutes": 60},
-                               headers=table.as_owner())
-        assert patched.status_code == 200, patched.text
-        assert written
-        assert table.query("record")["options"] == {
-            "dispute_threshold": "majority", "owner_settles": True, "dispute_minutes": 60}
 
 
 def test_patching_the_options_is_the_owners_and_refuses_what_posting_refuses_and_nothing(

@@ -23,10 +23,11 @@ from domain.capes import commands as c
 from domain.capes.views import board
 from domain.edition import fold
 from domain.editions import board_of
-from domain.errors import DomainError, NotPermitted, RuleViolation, StaleVersion
+from domain.errors import DomainError, Malformed, NotPermitted, RuleViolation, StaleVersion
 from domain.record import RecordEvent, TableOptions
 from domain.record.commands import (
     AddSeed,
+    ChangeTableOptions,
     ExpireDispute,
     OpenDispute,
     SetTableOptions,
@@ -36,6 +37,7 @@ from domain.record.commands import (
     WithdrawDispute,
 )
 from domain.record.decider import DisputePending
+from domain.record.events import TableOptionsSet
 
 MEMORY = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 
@@ -354,6 +356,41 @@ def test_the_owner_settles_alone_only_when_the_table_allows_it() -> None:
     assert q.state == before_roll
 
 
+def test_changing_some_options_keeps_the_others_as_the_log_has_them_when_it_is_decided(
+) -> None:
+    """R-REC-3, R-REC-4: the options a change gives change; the others keep the values the log
+    has for them as it is decided (here set after the owner's page last read them), and the
+    event records every option, as setting them all does."""
+    p = Played(options=TableOptions(dispute_threshold="unanimous"))
+    p(SetTableOptions(options=TableOptions(dispute_threshold="unanimous", owner_settles=True)))
+    p(ChangeTableOptions(dispute_minutes=60))
+    merged = TableOptions(dispute_threshold="unanimous", owner_settles=True, dispute_minutes=60)
+    assert p.record.options == merged
+    assert p.log()[-1].event == TableOptionsSet(options=merged)
+    p(ChangeTableOptions(owner_settles=False, dispute_threshold="majority"))
+    assert p.record.options == TableOptions(dispute_minutes=60)
+
+
+def test_a_change_of_options_is_the_owners_and_gives_at_least_one() -> None:
+    """R-REC-4: a seat's change is not permitted; a change that gives no option is malformed
+    and names the options it may give; neither changes anything."""
+    p = Played()
+    p.refused(ChangeTableOptions(seat=1, owner_settles=True), kind=NotPermitted)
+    empty = p.refused(ChangeTableOptions(), kind=Malformed)
+    assert str(empty) == ("no option given: give one or more of dispute_threshold, "
+                          "owner_settles, dispute_minutes")
+    assert p.record.options == TableOptions()
+
+
+def test_a_change_of_options_may_give_each_option_typed_as_the_options_are() -> None:
+    """An option added to the table's options is one a change may give, of the same type."""
+    options = msgspec.inspect.type_info(TableOptions).fields  # type: ignore[attr-defined]
+    change = {f.name: f.type for f in msgspec.inspect.type_info(  # type: ignore[attr-defined]
+        ChangeTableOptions).fields if f.name != "seat"}
+    assert change == {f.name: msgspec.inspect.UnionType((f.type, msgspec.inspect.NoneType()))
+                      for f in options}
+
+
 def test_a_dispute_is_withdrawn_only_by_its_opener_and_changes_nothing() -> None:
     """R-REC-4: withdrawal."""
     p = Played(dice=[4])
@@ -479,7 +516,8 @@ def test_after_the_close_no_dispute_option_undo_or_seed_is_accepted() -> None:
     p(c.CloseCampaign())
     for command in (OpenDispute(seat=2, position=moved, reason="before the close"),
                     SetTableOptions(options=TableOptions(owner_settles=True)),
-                    Undo(seat=1), AddSeed(seat=2, seed="late"),
+                    ChangeTableOptions(owner_settles=True), Undo(seat=1),
+                    AddSeed(seat=2, seed="late"),
                     c.StartTurn(seat=2, character=2)):
         p.refused(command, NotPermitted)
     # A token is still issued (to read it), and recorded (R-X-REC-4).
