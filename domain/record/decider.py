@@ -277,7 +277,7 @@ def _change_options(command: ChangeTableOptions, record: Record,
     if not changes:
         raise Malformed("no option given: give one or more of "
                         + ", ".join(TableOptions.__struct_fields__))
-    return [TableOptionsSet(options=msgspec.structs.replace(record.options, **changes))]
+    return [TableOptionsSet(options=replace(record.options, **changes))]
 
 
 def _owners_options(command: RecordCommand) -> None:
