@@ -10,13 +10,17 @@ from the writer), so lagging is no 503.
 Unauthenticated, so it tells nothing of any campaign (no id, name or token) nor where the store
 is: the kind of store only; the host's log has the rest. Cheap: the writer's state is looked at
 on the event loop, and the store is asked one thing, its last position (with the read models'
-positions), in one hop to a worker thread bounded by :data:`STORE_WAIT`: no replay, no scan.
+positions), in one hop to a worker thread bounded by :data:`STORE_WAIT`, one at a time
+(:class:`StoreLook`): no replay, no scan.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any, Literal
+from weakref import WeakKeyDictionary
 
 import anyio
 import msgspec
@@ -26,6 +30,7 @@ from litestar.openapi.datastructures import ResponseSpec
 
 from api.services import Services, ServicesDep, Writer
 from api.writer import RemoteWriter
+from application.campaigns import Campaigns
 from application.config import describe_persistence, store_kind
 from projections.service import ReadModels
 
@@ -87,10 +92,45 @@ async def _restart(writer: Writer) -> None:
         writer.start()
 
 
+class StoreLook:
+    """The look at the store's positions under way in this server, shared by the probes
+    that come while it is: one worker thread at a time asks the store, whatever the probes.
+
+    Why: a look is left to finish on its own past :data:`STORE_WAIT`, and a store that never
+    answers (a network fallen silent) would otherwise keep a thread for every probe, one
+    every few seconds for as long as it lasts, each holding one of the worker threads every
+    request's work shares. A look that has ended is never reused: the next probe starts
+    another (its answer is of the moment)."""
+
+    def __init__(self) -> None:
+        self._under_way: asyncio.Task[tuple[int, int]] | None = None
+
+    async def __call__(self, look: Callable[[], tuple[int, int]]) -> tuple[int, int]:
+        under_way = self._under_way
+        if under_way is None or under_way.done():
+            under_way = self._under_way = asyncio.get_running_loop().create_task(
+                anyio.to_thread.run_sync(look))
+            under_way.add_done_callback(_seen)
+        # Shielded: a probe that stops waiting leaves the look to the next probes.
+        return await asyncio.wait_for(asyncio.shield(under_way), STORE_WAIT)
+
+
+def _seen(look: asyncio.Task[Any]) -> None:
+    """Take a look's failure, which a probe that gave up waiting never reads (else asyncio
+    logs it as never retrieved); the probes that waited for it have logged it."""
+    if not look.cancelled():
+        look.exception()
+
+
+#: Each store application's look under way (a server serves one; tests build many).
+_LOOKS: WeakKeyDictionary[Campaigns, StoreLook] = WeakKeyDictionary()
+
+
 async def _read_models(services: Services) -> ReadModelsHealth | None:
     """The read models' and the store's positions, read in a worker thread given
-    :data:`STORE_WAIT` seconds (left to finish on its own past them); None if the store could
-    not be asked (logged, naming it)."""
+    :data:`STORE_WAIT` seconds (left to finish on its own past them, shared with the probes
+    that come meanwhile: :class:`StoreLook`); None if the store could not be asked (logged,
+    naming it)."""
     models: ReadModels | None = services.read_models
     recorder = services.campaigns.recorder
 
@@ -100,10 +140,9 @@ async def _read_models(services: Services) -> ReadModelsHealth | None:
             return head, head
         return models.progress()
 
+    store_look = _LOOKS.setdefault(services.campaigns, StoreLook())
     try:
-        with anyio.fail_after(STORE_WAIT):
-            position, store_position = await anyio.to_thread.run_sync(
-                look, abandon_on_cancel=True)
+        position, store_position = await store_look(look)
     except (PersistenceError, TimeoutError) as error:
         reason = " ".join(str(error).split()) or type(error).__name__
         log.warning("health: %s cannot be reached: %s",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,9 @@ from stores import MakeApp
 from tcp_proxy import TcpProxy
 
 from api.app import create_app
+from api.routes import host
 from api.writer import RemoteWriter
+from projections.service import ReadModels
 
 #: What every answer of /health holds, and nothing more.
 FIELDS = {"status", "store", "writer", "read_models", "problems"}
@@ -139,6 +142,36 @@ def test_health_is_a_503_saying_the_store_cannot_be_reached_and_a_200_once_it_is
 
             proxy.up()
             assert healthy_once(client)["status"] == "ok"
+
+
+def test_a_store_that_never_answers_is_asked_by_one_thread_however_many_probes_come(
+    make_app: MakeApp, sqlite_env: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A look at the store is left to finish on its own once a probe stops waiting for it,
+    and the probes that come meanwhile wait for that same look: a store fallen silent is
+    asked by one worker thread, not by one more every probe (each held for as long as the
+    silence lasts). Once the look ends, the next probe asks anew."""
+    monkeypatch.setattr(host, "STORE_WAIT", 0.2)
+    answers = threading.Event()
+    looks: list[str] = []
+    progress = ReadModels.progress
+
+    def silent(self: ReadModels) -> tuple[int, int]:
+        looks.append(threading.current_thread().name)
+        answers.wait(TIMEOUT)
+        return progress(self)
+
+    with TestClient(create_app(make_app(sqlite_env), rate_limit=0), timeout=TIMEOUT) as client:
+        a_played_table(client)
+        monkeypatch.setattr(ReadModels, "progress", silent)
+        probes = [health(client) for _ in range(5)]
+        assert [status for status, _ in probes] == [503] * 5, probes
+        assert {body["problems"][0] for _, body in probes} == {"the store cannot be reached"}
+        assert len(looks) == 1, looks
+
+        answers.set()
+        assert healthy_once(client)["status"] == "ok"
+    assert len(looks) >= 2, "a look that ended is not the next probe's answer"
 
 
 def test_health_is_a_503_while_the_writer_process_is_gone_and_a_200_once_another_runs(
