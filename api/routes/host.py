@@ -106,10 +106,10 @@ class StoreLook:
         self._under_way: asyncio.Task[tuple[int, int]] | None = None
 
     async def __call__(self, look: Callable[[], tuple[int, int]]) -> tuple[int, int]:
-        under_way = self._under_way
-        if under_way is None or under_way.done():
-            under_way = self._under_way = asyncio.get_running_loop().create_task(
-                anyio.to_thread.run_sync(look))
+        under_way, loop = self._under_way, asyncio.get_running_loop()
+        # (A look of another event loop, one that ended, is not waited for: a test's.)
+        if under_way is None or under_way.done() or under_way.get_loop() is not loop:
+            under_way = self._under_way = loop.create_task(anyio.to_thread.run_sync(look))
             under_way.add_done_callback(_seen)
         # Shielded: a probe that stops waiting leaves the look to the next probes.
         return await asyncio.wait_for(asyncio.shield(under_way), STORE_WAIT)
