@@ -269,8 +269,9 @@ def _options(command: SetTableOptions, record: Record,
 @_decide.register
 def _change_options(command: ChangeTableOptions, record: Record,
                     seats: Sequence[int]) -> list[RecordEvent]:
-    # Merged here, with the options as the log has them now: an owner's change made on
-    # another page meanwhile is kept, and no "someone wrote first" is asked of anyone.
+    # The options of R-REC-3 (dispute_threshold) and R-REC-4 (owner_settles,
+    # dispute_minutes), merged here with the options as the log has them now: an owner's
+    # change made on another page meanwhile is kept, and no "someone wrote first" is asked.
     _owners_options(command)
     changes = {name: value for name in TableOptions.__struct_fields__
                if (value := getattr(command, name)) is not None}
@@ -281,6 +282,7 @@ def _change_options(command: ChangeTableOptions, record: Record,
 
 
 def _owners_options(command: RecordCommand) -> None:
+    """The table's options (R-REC-3, R-REC-4) are the owner's to set."""
     if command.seat != OWNER:
         raise NotPermitted("only the owner sets the table's options")
 
