@@ -168,10 +168,10 @@ def _docs() -> tuple[OpenAPIConfig, Router]:
             ("host", "The server's health, for load balancers and probes: no token needed"),
         )],
     )
-    # Gzip outside, so that a 304 (no body) is left as it is.
+    # The caching outside gzip: it answers 304 for the representation sent (its ETag).
     router = create_static_files_router(
         path=DOCS_ASSETS, directories=[SWAGGER_UI], include_in_schema=False,
-        middleware=[GZIPPED, AssetCaching(fingerprints)],
+        middleware=[AssetCaching(fingerprints), GZIPPED],
     )
     return config, router
 

@@ -9,7 +9,11 @@ revalidated otherwise, gzipped.
   by the current fingerprint; ``no-cache``, revalidated on each use, otherwise: an old page
   or a bare URL may name other bytes), and the 304 of a conditional GET. Litestar's static
   files send ``ETag`` and ``Last-Modified`` but never answer 304: this middleware compares
-  the request's ``If-None-Match`` (or ``If-Modified-Since``) with them.
+  the request's ``If-None-Match`` (or ``If-Modified-Since``) with them. It sits outside the
+  gzip middleware, so it sees the answer as sent: a gzipped answer's ``ETag`` gets ``-gzip``
+  within its quotes, since its bytes are another representation than the plain file's
+  (RFC 9110 8.8.3: a strong tag names one representation's bytes), so a cache holding one
+  never revalidates it with the other's tag.
 - :data:`GZIPPED`: Litestar's own gzip middleware, for the pages and their files only. The
   API's JSON answers are small and latency-bound, and the live event stream is never held in
   a compressor's buffer; Litestar's brotli needs a package this project does not install.
@@ -91,6 +95,13 @@ def _opaque(tag: str) -> str:
     return tag[2:] if tag[:2] in ("W/", "w/") else tag
 
 
+def coded_etag(tag: str, coding: str) -> str:
+    """The entity tag of a file's bytes sent with a content coding: ``"abc"`` gzipped is
+    ``"abc-gzip"`` (a weak tag stays weak)."""
+    weak, opaque = ("W/", tag[2:]) if tag[:2] in ("W/", "w/") else ("", tag)
+    return f'{weak}{opaque[:-1]}-{coding}"' if opaque.endswith('"') else tag
+
+
 def not_modified(request: Headers, response: MutableScopeHeaders) -> bool:
     """Whether the browser's copy is the answer's: its ``If-None-Match`` names the ETag, or,
     when it sends none, its ``If-Modified-Since`` is no older than ``Last-Modified``."""
@@ -129,6 +140,9 @@ class AssetCaching(ASGIMiddleware):
             if message["type"] == "http.response.start" and message["status"] == 200:
                 headers = MutableScopeHeaders.from_message(message)
                 headers["Cache-Control"] = cache_control
+                coding = headers.get("content-encoding")
+                if coding and "etag" in headers:
+                    headers["ETag"] = coded_etag(headers["etag"], coding)
                 if not_modified(Headers.from_scope(scope), headers):
                     unchanged = True
                     message = {"type": "http.response.start", "status": 304, "headers": [

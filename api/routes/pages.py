@@ -138,10 +138,10 @@ def browser_files() -> tuple[TemplateConfig[JinjaTemplateEngine], Router]:
     fingerprints = Fingerprints.of(STATIC, STATIC_PATH)
     templates = TemplateConfig(directory=TEMPLATES, engine=JinjaTemplateEngine,
                                engine_callback=fingerprints.into_templates)
-    # Gzip outside, so that a 304 (no body) is left as it is.
+    # The caching outside gzip: it answers 304 for the representation sent (its ETag).
     files = create_static_files_router(path=STATIC_PATH, directories=[STATIC],
                                        include_in_schema=False, name="static",
-                                       middleware=[GZIPPED, AssetCaching(fingerprints)])
+                                       middleware=[AssetCaching(fingerprints), GZIPPED])
     return templates, files
 
 

@@ -121,6 +121,9 @@ def test_a_browser_revalidating_an_asset_by_its_etag_or_its_date_gets_304_and_no
         assert again.content == b"" and "content-encoding" not in again.headers
         assert again.headers["etag"] == etag
         assert again.headers["cache-control"] == served.headers["cache-control"]
+    # HEAD has no body to compress: it answers for the plain file, by the plain file's tag.
+    plain = http.head(url, headers=IDENTITY).headers["etag"]
+    for conditions in ({"If-None-Match": plain}, {"If-Modified-Since": modified}):
         head = http.head(url, headers=conditions)
         assert head.status_code == 304, conditions
     # An ETag that does not match is a full answer, whatever the date says (RFC 9110 13.2.2).
@@ -130,6 +133,26 @@ def test_a_browser_revalidating_an_asset_by_its_etag_or_its_date_gets_304_and_no
                        {"If-Modified-Since": "not a date"}):
         changed = http.get(url, headers=conditions)
         assert changed.status_code == 200 and changed.content == (STATIC / "capes.css").read_bytes()
+
+
+def test_a_gzipped_asset_and_the_plain_file_carry_two_etags_each_revalidating_only_itself(
+    http: TestClient[Any],
+) -> None:
+    """Two representations, two strong tags (RFC 9110 8.8.3): a cache that kept the gzipped
+    bytes never gets a 304 meant for the plain ones, nor the other way round."""
+    url = asset_url(http, "table.js")
+    gzipped, plain = http.get(url, headers=GZIP), http.get(url, headers=IDENTITY)
+    assert gzipped.headers["content-encoding"] == "gzip"
+    assert "content-encoding" not in plain.headers
+    assert gzipped.headers["etag"] == plain.headers["etag"][:-1] + '-gzip"'
+    for tag, accept, status in ((gzipped.headers["etag"], GZIP, 304),
+                                (plain.headers["etag"], IDENTITY, 304),
+                                (gzipped.headers["etag"], IDENTITY, 200),
+                                (plain.headers["etag"], GZIP, 200)):
+        again = http.get(url, headers={**accept, "If-None-Match": tag})
+        assert again.status_code == status, (tag, accept)
+        if status == 200:
+            assert again.content == (STATIC / "table.js").read_bytes()
 
 
 def test_pages_and_assets_are_gzipped_for_a_browser_that_accepts_gzip(
