@@ -118,6 +118,15 @@ def draw(state: CampaignState, rng: random.Random, *, rulings: bool = True) -> c
     return command
 
 
+def last_index(events: list[Any], kind: type[Any]) -> int:
+    """Where the last event of ``kind`` is: searched from the end, so that checking after
+    every move costs the current scene's or story's events, not the whole game's."""
+    for i in range(len(events) - 1, -1, -1):
+        if isinstance(events[i], kind):
+            return i
+    raise ValueError(f"no {kind.__name__} in the events")
+
+
 def check_invariants(state: CampaignState, events: list[Any]) -> None:
     """C-TABLE-3, C-TABLE-4, C-SPLIT-2, C-VP-2, C-VP-5 on ``state``, the fold of ``events``."""
     for p in state.players:
@@ -133,12 +142,12 @@ def check_invariants(state: CampaignState, events: list[Any]) -> None:
     scene, story = state.scene, state.story
     if scene is not None:
         assert all(p >= 0 for p in scene.prominence.values()), "C-TABLE-3"
-        start = max(i for i, x in enumerate(events) if isinstance(x, e.SceneStarted))
+        start = last_index(events, e.SceneStarted)
         won = [x for x in events[start:] if isinstance(x, e.ComplicationResolved)]
         assert scene.hero_vp == sum(x.vp for x in won if x.faction == "hero"), "C-VP-2"
         assert scene.opponent_vp == sum(x.vp for x in won if x.faction == "opponent")
     if story is not None:
-        start = max(i for i, x in enumerate(events) if isinstance(x, e.StoryBegun))
+        start = last_index(events, e.StoryBegun)
         ended = [x for x in events[start:] if isinstance(x, e.SceneEnded)]
         assert story.hero_vp == sum(x.hero_vp for x in ended), "C-VP-5"
         assert story.opponent_vp == sum(x.opponent_vp for x in ended), "C-VP-5"
