@@ -17,10 +17,12 @@ from typing import Any
 
 import pytest
 from helpers import app_client, bearer, client, open_campaign, server, sse_messages, subscribe
+from litestar import Litestar
+from litestar.static_files import create_static_files_router
 from litestar.testing import TestClient
 
 from api.routes.pages import STATIC
-from api.static_assets import Fingerprints
+from api.static_assets import FOR_A_YEAR, GZIPPED, AssetCaching, Fingerprints
 from application.config import persistence_env
 
 #: What a browser that takes gzip sends (httpx's own default also offers it).
@@ -153,6 +155,40 @@ def test_a_gzipped_asset_and_the_plain_file_carry_two_etags_each_revalidating_on
         assert again.status_code == status, (tag, accept)
         if status == 200:
             assert again.content == (STATIC / "table.js").read_bytes()
+
+
+def test_an_asset_asked_by_its_fingerprint_is_read_and_gzipped_once_then_sent_from_memory(
+    tmp_path: Path,
+) -> None:
+    """Under its fingerprint a file's bytes never change: each coding of it is read (and
+    gzipped) on its first download only. Proved by changing the file afterwards: the current
+    URL still sends what was first sent, whole and with its length; a URL without the
+    fingerprint, never kept, sends the file as it is now."""
+    script = tmp_path / "table.js"
+    first = b"let seats = [" + b", ".join(b"%d" % n for n in range(2000)) + b"];"
+    script.write_bytes(first)
+    fingerprints = Fingerprints.of(tmp_path, "/static")
+    files = create_static_files_router(path="/static", directories=[tmp_path],
+                                       middleware=[AssetCaching(fingerprints), GZIPPED])
+    with TestClient(Litestar(route_handlers=[files])) as http:
+        url = fingerprints.url("table.js")
+        sent = {}
+        for name, accept in (("gzip", GZIP), ("plain", IDENTITY)):
+            with http.stream("GET", url, headers=accept) as served:
+                sent[name] = (b"".join(served.iter_raw()), served.headers)
+        script.write_bytes(b"let seats = 0;")
+        for name, accept in (("gzip", GZIP), ("plain", IDENTITY)):
+            with http.stream("GET", url, headers=accept) as served:
+                raw = b"".join(served.iter_raw())
+            assert raw == sent[name][0], name
+            assert int(served.headers["content-length"]) == len(raw), name
+            assert served.headers["etag"] == sent[name][1]["etag"], name
+            assert served.headers["cache-control"] == FOR_A_YEAR, name
+            again = http.get(url, headers={**accept, "If-None-Match": served.headers["etag"]})
+            assert again.status_code == 304 and again.content == b"", name
+        assert gzip.decompress(sent["gzip"][0]) == sent["plain"][0] == first
+        assert sent["gzip"][1]["content-encoding"] == "gzip"
+        assert http.get("/static/table.js", headers=GZIP).content == b"let seats = 0;"
 
 
 def test_pages_and_assets_are_gzipped_for_a_browser_that_accepts_gzip(
