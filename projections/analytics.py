@@ -48,7 +48,7 @@ from domain.record.events import Rewound, Undone
 
 from .model import Change, ReadModel
 from .stats import chi_square
-from .views import Op, PostgresView, SQLiteView, iso
+from .views import Op, PostgresView, SQLiteView
 
 if TYPE_CHECKING:
     from application.aggregate import Campaign
@@ -352,7 +352,7 @@ class AnalyticsModel(ReadModel):
             r = change.record
             if change.after is None:
                 continue
-            campaign, at = str(r.originator_id), iso(r.timestamp)
+            campaign, at = change.campaign, change.at
             scene, page = _where(change)
             for n, (kind, label, seat, value, data) in enumerate(facts_of(change)):
                 rows.append((campaign, r.originator_version, n, change.position, at, kind,

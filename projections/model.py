@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
@@ -29,7 +29,7 @@ from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
 from . import lineage
-from .views import PostgresView, SQLiteView, View
+from .views import PostgresView, SQLiteView, View, iso
 
 if TYPE_CHECKING:
     from application.aggregate import Campaign
@@ -51,6 +51,15 @@ class Change:
     #: models that need no state (``needs_state = False``).
     before: Campaign | None = None
     after: Campaign | None = None
+    #: The campaign's id and the event's time as the tables store them: made once here for
+    #: every read model that writes them (a tenth of the read models' CPU when each made its
+    #: own).
+    campaign: str = field(init=False)
+    at: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "campaign", str(self.record.originator_id))
+        object.__setattr__(self, "at", iso(self.record.timestamp))
 
     @property
     def campaign_id(self) -> UUID:
@@ -209,9 +218,9 @@ class ReadModel(Projection[Any]):
 
 def last_per_campaign(changes: Sequence[Change]) -> list[Change]:
     """The last change of each campaign in ``changes`` (for read models of the latest state)."""
-    last: dict[UUID, Change] = {}
+    last: dict[str, Change] = {}
     for change in changes:
-        last[change.campaign_id] = change
+        last[change.campaign] = change  # a str's hash is kept; a UUID's is computed each time
     return list(last.values())
 
 
@@ -235,7 +244,7 @@ class DocumentModel(ReadModel):
             assert change.after is not None
             body = self.render(change.after)
             if body is not None:
-                rows.append((str(change.campaign_id), change.version, change.position,
+                rows.append((change.campaign, change.version, change.position,
                              body.decode()))
         return [(document_upsert(self.name), rows)]
 

@@ -19,7 +19,7 @@ import msgspec
 from domain.record.events import Rewound, Undone
 
 from .model import Change, ReadModel
-from .views import Op, PostgresView, SQLiteView, iso
+from .views import Op, PostgresView, SQLiteView
 
 NAME = "timeline"
 TABLE = "capes_timeline"
@@ -82,8 +82,8 @@ class TimelineModel(ReadModel):
         rows: list[tuple[Any, ...]] = []
         for change in changes:
             r = change.record
-            campaign = str(r.originator_id)
-            rows.append((campaign, r.originator_version, change.position, iso(r.timestamp),
+            campaign = change.campaign
+            rows.append((campaign, r.originator_version, change.position, change.at,
                          type(r.event).__name__, r.seat, r.narration,
                          r.command or r.originator_version, _encode(r.event).decode()))
             if isinstance(r.event, (Undone, Rewound)):

@@ -79,7 +79,10 @@ def iso(moment: datetime) -> str:
     """A time as stored: UTC, fixed width, so that text order is time order."""
     if moment.tzinfo is not UTC:
         moment = moment.astimezone(UTC)
-    return moment.isoformat(timespec="microseconds")
+    # The same text either way; ``timespec`` costs more than the rest of the call (2.8 µs
+    # against 1.3, twice an event in the read models' process), and a time without
+    # microseconds, which the default leaves out, is one in a million.
+    return moment.isoformat() if moment.microsecond else moment.isoformat(timespec="microseconds")
 
 
 class View(Protocol):

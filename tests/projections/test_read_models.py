@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -37,7 +38,7 @@ from projections.analytics import AnalyticsModel
 from projections.model import Change, Folds
 from projections.runner import Catchup
 from projections.service import MODELS, ReadModels
-from projections.views import open_factory, open_view, read_models_file
+from projections.views import iso, open_factory, open_view, read_models_file
 
 MEMORY = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 
@@ -58,6 +59,18 @@ def played(app: Campaigns, seed: int, rounds: int = 4, commands: int = 30,
 
 
 # -- each read model is the fold of the events -----------------------------------------------
+
+
+def test_times_are_stored_as_fixed_width_utc_text_whose_order_is_time_order() -> None:
+    """With microseconds or none (the default ``isoformat`` leaves zeros out), in UTC or not."""
+    start = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
+    moments = [start, start + timedelta(microseconds=1), start + timedelta(seconds=1),
+               (start + timedelta(seconds=2)).astimezone(timezone(timedelta(hours=-5)))]
+    texts = [iso(m) for m in moments]
+    assert texts[0] == "2026-11-30T10:00:00.000000+00:00"
+    assert texts[-1] == "2026-11-30T10:00:02.000000+00:00"
+    assert len(set(map(len, texts))) == 1 and texts == sorted(texts)
+    assert [datetime.fromisoformat(t) for t in texts] == moments
 
 
 @settings(max_examples=10, deadline=None,
