@@ -80,8 +80,8 @@ def iso(moment: datetime) -> str:
     if moment.tzinfo is not UTC:
         moment = moment.astimezone(UTC)
     # The same text either way; ``timespec`` costs more than the rest of the call (2.8 µs
-    # against 1.3, twice an event in the read models' process), and a time without
-    # microseconds, which the default leaves out, is one in a million.
+    # against 1.3, once an event in the read models' process: ``Change.at``), and a time
+    # without microseconds, which the default leaves out, is one in a million.
     return moment.isoformat() if moment.microsecond else moment.isoformat(timespec="microseconds")
 
 
