@@ -388,6 +388,53 @@ def test_a_snapshot_due_in_the_middle_of_one_commands_events_is_taken_at_its_ver
     assert app.state(campaign_id, version=5) == app.state(campaign_id)
 
 
+def test_the_snapshots_due_in_one_group_commit_are_stored_in_one_transaction(
+    make_app: MakeApp, store_env: dict[str, str]
+) -> None:
+    # Issue 15: each transaction waits for the disk; campaigns that reach their snapshot
+    # together in one group commit must not each wait for it in turn.
+    app = make_app(store_env, snapshot_interval=4)
+    tables = [new_table(app, players=2) for _ in range(3)]  # each at version 3
+    assert app.snapshots is not None
+    recorder = app.snapshots.recorder
+    inserts: list[int] = []
+    insert_events = recorder.insert_events
+
+    def counting(stored: Any, **kwargs: Any) -> Any:
+        inserts.append(len(stored))
+        return insert_events(stored, **kwargs)
+
+    recorder.insert_events = counting  # type: ignore[method-assign]
+    app.commit([app.prepare(app.get(t), FrameScene(seat=1)) for t in tables])  # 4 and on
+
+    assert inserts == [3]
+    for table in tables:
+        (snapshot,) = cast("list[Snapshot]", list(app.snapshots.get(table)))
+        assert snapshot.originator_version == 4
+
+
+def test_a_snapshot_the_store_refuses_costs_only_itself(
+    make_app: MakeApp, store_env: dict[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    app = make_app(store_env, snapshot_interval=4)
+    refused, kept = new_table(app, players=2), new_table(app, players=2)
+    assert app.snapshots is not None
+    # A snapshot already stored at version 4 (of a move never made): the store refuses the
+    # group's own snapshot of that campaign at that version, and only that one.
+    at_4 = app.prepare(app.get(refused), SeatPlayer(name="Cass")).campaign
+    app.snapshots.put([Snapshot.take(at_4)])
+
+    outcomes = app.commit([app.prepare(app.get(t), FrameScene(seat=1)) for t in (refused, kept)])
+
+    # The commands are recorded all the same.
+    assert [app.get(t).version for t in (refused, kept)] == [o.version for o in outcomes]
+    assert all(o.version > 4 for o in outcomes)
+    (snapshot,) = cast("list[Snapshot]", list(app.snapshots.get(kept)))
+    assert snapshot.originator_version == 4
+    failures = [r for r in caplog.records if "snapshot of campaign" in r.getMessage()]
+    assert [str(refused) in r.getMessage() for r in failures] == [True]
+
+
 def test_commands_committed_together_get_the_positions_the_store_gave_their_events(
     store_app: Campaigns,
 ) -> None:
