@@ -304,11 +304,18 @@ WRITER_BUCKETS: tuple[tuple[str, str], ...] = (
 )
 
 
+def find_py_spy(python: str = sys.executable) -> str | None:
+    """py-spy on ``PATH``, else the one installed beside ``python`` (a virtual environment's
+    ``bin``, which is not on ``PATH`` unless the environment is activated: run AO, made with
+    the environment's Python by its path, had no profile for want of it)."""
+    return shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(python).parent))
+
+
 def profile_server(pid: int, port: int, campaigns: Path, seconds: float, connections: int,
                    max_turns: int, tmp: Path) -> dict[str, Any] | None:
     """py-spy on the server under the full game mix, twice: the thread holding the GIL (where
     the Python work goes), then every thread including idle ones (where the waiting goes)."""
-    spy = shutil.which("py-spy")
+    spy = find_py_spy()
     if spy is None:
         say("py-spy is not installed (pip install py-spy): no profile of the server")
         return None
