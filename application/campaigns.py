@@ -91,6 +91,12 @@ def _tag(command: Any) -> str:
     return str(getattr(config, "tag", None) or type(command).__name__)
 
 
+def _snapshot_failed(campaign_id: UUID, version: int | None) -> None:
+    """Log (with the exception being handled) a snapshot that could not be taken or stored:
+    never raised, since the command it follows is recorded and a snapshot only saves time."""
+    log.exception("snapshot of campaign %s at version %s failed", campaign_id, version)
+
+
 class CreatesCampaign(Protocol):
     """A command that creates a campaign (``CreateCampaign``): it names its edition."""
 
@@ -264,7 +270,7 @@ class Campaigns(BoundedApplication):
             assert self.snapshots is not None, "snapshotting is always enabled"
             self.snapshots.put([Snapshot.take(self._load(aggregate_id, version))])
         except Exception:
-            log.exception("snapshot of campaign %s at version %s failed", aggregate_id, version)
+            _snapshot_failed(aggregate_id, version)
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -836,8 +842,7 @@ class Campaigns(BoundedApplication):
                     assert at is not None
                     taken.append(Snapshot.take(at))
                 except Exception:
-                    log.exception("snapshot of campaign %s at version %s failed",
-                                  s.campaign_id, record.originator_version)
+                    _snapshot_failed(s.campaign_id, record.originator_version)
         self._put_snapshots(taken)
 
     def _put_snapshots(self, taken: Sequence[Snapshot]) -> None:
@@ -851,15 +856,13 @@ class Campaigns(BoundedApplication):
             return
         except Exception:
             if len(taken) == 1:
-                log.exception("snapshot of campaign %s at version %s failed",
-                              taken[0].originator_id, taken[0].originator_version)
+                _snapshot_failed(taken[0].originator_id, taken[0].originator_version)
                 return
-        for snapshot in taken:
+        for snapshot in taken:  # the store refused the group: each on its own
             try:
                 self.snapshots.put([snapshot])
             except Exception:
-                log.exception("snapshot of campaign %s at version %s failed",
-                              snapshot.originator_id, snapshot.originator_version)
+                _snapshot_failed(snapshot.originator_id, snapshot.originator_version)
 
     # -- queries -----------------------------------------------------------------------------
 
