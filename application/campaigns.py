@@ -828,7 +828,7 @@ class Campaigns(BoundedApplication):
         waits for the disk (an ``fdatasync`` on SQLite), and the campaigns of a busy server
         reach their hundredth events together (a table's players move in turn; a benchmark's
         campaigns in step): 128 snapshots stored one by one held the writer, and every
-        command behind it, for some 100 ms (0.66 ms each, measured at half load; issue 15)."""
+        command behind it, for some 85 ms (0.66 ms each, measured at half load; issue 15)."""
         interval = self.snapshotting_intervals[Campaign]
         taken: list[Snapshot] = []
         for s in staged:
