@@ -11,6 +11,11 @@ fsync every 20 ms meanwhile: every command waits for a commit on that disk, so i
 (the server's own writes included) are a floor under the commands' latency that the server's
 Python does not set.
 
+It also lists the run's *stops*: every stretch of at least ``STALL_MS`` (50 ms) in which no
+answer came at all, by its start and end on ``time.perf_counter()`` (``CLOCK_MONOTONIC`` on
+Linux, the clock of the store's sync timer: ``scripts/benchmarks/syncs.py`` sets them beside the
+syncs the server waited for meanwhile).
+
 ``--mode game`` plays the same legal cycle as ``scripts/bench_game.lua`` (start_turn,
 roll_die, reject_roll, GET board, narrate, end_turn per turn) on the campaigns of
 ``--campaigns``; ``--mode bare`` posts the bare app's body. Prints one JSON object.
@@ -23,13 +28,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from disk_control import DiskProbe
+from disk_control import STALL_MS, DiskProbe
 
 BARE_BODY = b'{"command":{"type":"narrate","text":"Meanwhile, across town","seat":1}}'
 
@@ -92,6 +98,7 @@ class Stats:
     service: list[float] = field(default_factory=list)  # from the write, seconds
     command_latency: list[float] = field(default_factory=list)
     read_latency: list[float] = field(default_factory=list)
+    answered: list[float] = field(default_factory=list)  # when each answer came (perf_counter)
     ok: int = 0
     bad: int = 0
     commands: int = 0
@@ -131,6 +138,7 @@ async def worker(args: argparse.Namespace, slots: asyncio.Queue[float | None],
             now = time.perf_counter()
             stats.latency.append(now - scheduled)
             stats.service.append(now - sent)
+            stats.answered.append(now)
             if status != 200:
                 stats.bad += 1
                 if len(stats.why) < 5:
@@ -167,6 +175,14 @@ async def pace(args: argparse.Namespace, slots: asyncio.Queue[float | None]) -> 
         slots.put_nowait(when)
     for _ in range(args.connections):
         slots.put_nowait(None)
+
+
+def stops(answered: list[float], at_least: float = STALL_MS / 1000) -> list[list[float]]:
+    """The stretches of at least ``at_least`` seconds between two answers, each as its first
+    and last instant (seconds). At the half load's rate an answer is due every millisecond or
+    so: a gap of 50 ms is the server (or the disk under it) answering nothing."""
+    return [[round(a, 6), round(b, 6)] for a, b in itertools.pairwise(sorted(answered))
+            if b - a >= at_least]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -211,6 +227,7 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
         "latency_ms": summary(stats.latency), "service_ms": summary(stats.service),
         "command_latency_ms": summary(stats.command_latency),
         "read_latency_ms": summary(stats.read_latency), "why": stats.why,
+        "stops": stops(stats.answered),
     } | (disk.summary() if disk is not None else {})
 
 

@@ -47,3 +47,66 @@ def test_no_py_spy_anywhere_is_none(
         http: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     assert http.find_py_spy(str(tmp_path / "venv" / "bin" / "python")) is None
+
+
+# -- the half load's stops, set beside the store's own syncs ----------------------------------
+
+
+@pytest.fixture()
+def syncs(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    from benchmarks import syncs
+
+    return syncs
+
+
+@pytest.fixture()
+def paced(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    import paced_load
+
+    return paced_load
+
+
+def sync_log(folder: Path, *lines: str) -> Path:
+    """A sync timer's log (``scripts/sync_timer.c``): start (s), took (ms), call, path."""
+    log = folder / "syncs.log"
+    log.write_text("".join(f"{line}\n" for line in lines))
+    return log
+
+
+def test_fifty_ms_without_an_answer_is_a_stop_and_forty_nine_is_not(paced: ModuleType) -> None:
+    answered = [1.300, 1.0, 1.049, 1.110]  # as the connections' answers came: not in order
+    assert paced.stops(answered) == [[1.049, 1.11], [1.11, 1.3]]
+    assert paced.stops([2.0, 2.049]) == []
+
+
+def test_a_stop_inside_a_sync_of_the_stores_log_is_the_disks(
+        syncs: ModuleType, tmp_path: Path) -> None:
+    log = sync_log(tmp_path, "10.000 100.0 fdatasync /s/server.sqlite-wal",
+                   "12.000 500.0 fsync /s/server.sqlite")  # the checkpoint's: not the log's
+    found = syncs.stops_in_syncs([[10.02, 10.12], [12.0, 12.06]], log)
+    assert found["stop_count"] == 2
+    assert found["stop_ms"] == pytest.approx(160)
+    assert found["stop_in_syncs_ms"] == pytest.approx(80)  # 10.02 to 10.10
+    assert found["stops_mostly_in_syncs"] == 1
+    assert syncs.stops_text(found) == (
+        "2 stops of 50 ms or more without an answer, 160 ms in all: 80 ms of them inside the "
+        "store's own log syncs, 1 stops at least half inside one")
+
+
+def test_syncs_under_way_together_count_once(syncs: ModuleType, tmp_path: Path) -> None:
+    log = sync_log(tmp_path, "10.050 100.0 fdatasync /s/a.sqlite-wal",
+                   "10.000 100.0 fdatasync /s/b.sqlite-wal")
+    found = syncs.stops_in_syncs([[10.0, 10.2]], log)
+    assert found["stop_in_syncs_ms"] == pytest.approx(150)  # 10.00 to 10.15
+    assert found["stops_mostly_in_syncs"] == 1
+
+
+def test_without_the_syncs_timed_the_stops_are_not_set_beside_them(
+        syncs: ModuleType, tmp_path: Path) -> None:
+    found = syncs.stops_in_syncs([[1.0, 1.2]], tmp_path / "never-written.log")
+    assert found == {}
+    assert syncs.stops_text(found) == ""
+    none = syncs.stops_in_syncs([], sync_log(tmp_path))
+    assert syncs.stops_text(none) == "no stop of 50 ms or more without an answer"

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from disk_control import DiskProbe
 
 from benchmarks import ROOT, SCRIPTS
 from benchmarks.common import (
@@ -50,6 +51,7 @@ from benchmarks.common import (
 from benchmarks.mix import mix_setup
 from benchmarks.syncs import build as build_sync_timer
 from benchmarks.syncs import environment as sync_environment
+from benchmarks.syncs import stops_in_syncs, stops_text
 from benchmarks.syncs import summary as sync_summary
 from benchmarks.syncs import text as sync_text
 from benchmarks.syncs import timing as sync_timing
@@ -400,6 +402,7 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
     # half load) during the half load's rounds only (benchmarks.syncs).
     timer = build_sync_timer(tmp)
     out["sync_timer"] = timer is not None
+    out["disk_alone_before"] = disk_alone(tmp, p["half_seconds"], "before the servers start")
     try:
         game = start_server(game_argv, env | sync_environment(timer, tmp / "game-syncs.log"),
                             tmp / "game-server.log")
@@ -558,8 +561,7 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
             with sync_timing(tmp / "game-syncs.log"):
                 half = run_paced("game", game_port, half_rate, p["half_seconds"], conns,
                                  sets[f"half{round_ + 1}"], p["max_turns"], disk_folder=tmp)
-            half |= {"cpu": watch.stop()} | sync_summary(tmp / "game-syncs.log", began,
-                                                         time.monotonic())
+            half |= {"cpu": watch.stop()} | syncs_of(half, tmp / "game-syncs.log", began)
             out["half_runs"].append(half)
             say(f"  game mix at {half['achieved_rate']:.0f} req/s: p50 "
                 f"{half['latency_ms']['p50']:.2f} ms, p99 {half['latency_ms']['p99']:.2f} ms "
@@ -567,6 +569,8 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
                 f"{half['bad']}; the disk's fsync p99 {half['disk_fsync_p99_ms']:.1f} ms, max "
                 f"{half['disk_fsync_max_ms']:.0f} ms; {cpu_text(half['cpu'])}")
             say(f"  {sync_text(half)}")
+            if stopped := stops_text(half):
+                say(f"  {stopped}")
             round_ += 1
             if stalled(half) and rounds < p["half_rounds"] + HALF_EXTRA:
                 rounds += 1
@@ -594,7 +598,31 @@ def http_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
     finally:
         for proc in servers:
             stop_server(proc)
+    out["disk_alone_after"] = disk_alone(tmp, p["half_seconds"], "after the servers stopped")
     return out
+
+
+def disk_alone(folder: Path, seconds: float, when: str) -> dict[str, Any]:
+    """The disk's control with nothing of the project running: the paced driver's fsync every
+    20 ms (``scripts/disk_control.py``) in ``folder``, the stores' folder, for ``seconds``. Why:
+    at half load every answer waits for its commit's sync, so a pause of the disk on its own is a
+    floor under the commands' p99 that no server can go below; this shows whether the disk
+    pauses with the project's code taken out."""
+    probe = DiskProbe(folder)
+    probe.start()
+    time.sleep(seconds)
+    probe.stop()
+    found: dict[str, Any] = probe.summary()
+    say(f"the disk alone {when} (an fsync every 20 ms for {seconds:g} s): p99 "
+        f"{found['disk_fsync_p99_ms']:.1f} ms, max {found['disk_fsync_max_ms']:.0f} ms, "
+        f"{found['disk_fsyncs_over_50_ms']} over 50 ms")
+    return found
+
+
+def syncs_of(paced: dict[str, Any], log: Path, began: float) -> dict[str, Any]:
+    """A paced round's store syncs (those that started since ``began``, until now) and its
+    stops set beside them (:mod:`benchmarks.syncs`); empty where the syncs were not timed."""
+    return sync_summary(log, began, time.monotonic()) | stops_in_syncs(paced["stops"], log)
 
 
 def read_models_cores(run: dict[str, Any]) -> float | None:
@@ -632,8 +660,7 @@ def store_control(p: dict[str, Any], tmp: Path, env: dict[str, str], campaigns: 
             except RuntimeError as e:  # a control that failed: say so, keep the game's figures
                 say(f"  the control with its store failed: {e}")
                 return None
-            result |= {"cpu": watch.stop(), "argv": argv} | sync_summary(syncs, began,
-                                                                         time.monotonic())
+            result |= {"cpu": watch.stop(), "argv": argv} | syncs_of(result, syncs, began)
         if beside:
             result["beside_cores"] = beside
         say(f"  the control with its store (commands answered once committed to SQLite)"
@@ -641,7 +668,7 @@ def store_control(p: dict[str, Any], tmp: Path, env: dict[str, str], campaigns: 
             f"the same rate: commands p99 {result['command_latency_ms']['p99']:.2f} ms, reads "
             f"p99 {result['read_latency_ms']['p99']:.2f} ms; the disk's fsync p99 "
             f"{result['disk_fsync_p99_ms']:.1f} ms, max {result['disk_fsync_max_ms']:.0f} ms; "
-            f"{sync_text(result)}")
+            f"{sync_text(result)}" + (f"; {stopped}" if (stopped := stops_text(result)) else ""))
         return result
     finally:
         stop_server(server)

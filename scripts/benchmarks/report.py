@@ -15,6 +15,7 @@ from benchmarks.http import (
     TARGET_P99_MS,
     WALL_RATE,
 )
+from benchmarks.syncs import stops_text
 
 #: The issue's targets.
 TARGET_RATIO = 0.5
@@ -272,6 +273,16 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
             + ". A round that missed the target while the disk stalled (an fsync over 50 ms) "
             f"is followed by one more, {HALF_EXTRA} at most.")
         add("")
+    if "disk_alone_before" in h:
+        add("The same control with nothing of the project running, for a round's length, "
+            "before the servers started and after they stopped: "
+            + "; ".join(f"{when}: p50 {d['disk_fsync_p50_ms']:.2f} ms, p99 "
+                        f"{d['disk_fsync_p99_ms']:.2f} ms, max {d['disk_fsync_max_ms']:.1f} ms, "
+                        f"{d['disk_fsyncs_over_50_ms']} over 50 ms"
+                        for when, d in (("before", h["disk_alone_before"]),
+                                        ("after", h["disk_alone_after"])))
+            + ". Where the disk pauses on its own, no server's commands can be faster than it.")
+        add("")
     timed = [(i, r) for i, r in enumerate(h["half_runs"]) if "store_syncs" in r]
     if timed:
         add("The store's own syncs in each round, timed inside the server (`scripts/sync_timer.c`, "
@@ -281,10 +292,13 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
                         f"{r['store_sync_p50_ms']:.2f} ms, p99 {r['store_sync_p99_ms']:.2f} ms, "
                         f"max {r['store_sync_max_ms']:.1f} ms, {r['store_syncs_over_50_ms']} over "
                         f"50 ms, {r['store_slow_sync_share']:.0%} of the round in syncs of 10 ms "
-                        "or more" for i, r in timed)
+                        "or more" + (f"; {stopped}" if (stopped := stops_text(r)) else "")
+                        for i, r in timed)
             + ". The commands that arrive while a commit's sync stalls wait for it: where the "
             "round's slowest syncs are as long as its commands' p99, the disk set the tail; "
-            "where they are short, the server did.")
+            "where they are short, the server did. A stop is a stretch of 50 ms or more in "
+            "which the paced driver got no answer at all (`scripts/paced_load.py`); one inside "
+            "a sync of the store's log is the disk's, one outside it the server's.")
         add("")
     add(f"Cores are CPU used during the run (of {facts['nproc']}): the server process, the "
         "load generator (wrk or the paced driver, with this script), and every other "

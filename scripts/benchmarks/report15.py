@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from benchmarks.http import TARGET_P99_MS as TARGET_P99
+from benchmarks.syncs import stops_text
 from benchmarks.tables import COMMAND_P99_MS, DELIVERY_P99_MS, TARGET_TABLES
 from benchmarks.workers import TARGET_SCALING
 
@@ -22,6 +23,12 @@ def _store_control(h: dict[str, Any]) -> str:
     """The half load's controls of the disk and of the store, where the run had them."""
     half, store = h["game_half"], h.get("store_at_game_half")
     text = ""
+    if "disk_alone_before" in h:
+        alone = [h["disk_alone_before"], h["disk_alone_after"]]
+        text += ("; the disk alone with nothing of the project running (an fsync every 20 ms "
+                 "for a round's length, before the servers started / after they stopped): p99 "
+                 + " / ".join(f"{d['disk_fsync_p99_ms']:.2f}" for d in alone) + " ms, max "
+                 + " / ".join(f"{d['disk_fsync_max_ms']:.1f}" for d in alone) + " ms")
     if "disk_fsync_p99_ms" in half:
         text += (f"; the disk alone under that round (an fsync every 20 ms beside the store): "
                  f"p99 {half['disk_fsync_p99_ms']:.2f} ms, max {half['disk_fsync_max_ms']:.1f} "
@@ -30,6 +37,8 @@ def _store_control(h: dict[str, Any]) -> str:
         text += (f"; the store's own log syncs in that round (timed inside the server): p99 "
                  f"{half['store_sync_p99_ms']:.2f} ms, max {half['store_sync_max_ms']:.1f} ms, "
                  f"{half['store_slow_sync_share']:.0%} of the round in syncs of 10 ms or more")
+    if stopped := stops_text(half):
+        text += f"; in that round, {stopped}"
     if store is not None:
         text += (f"; the control with a store (its routes answering each command once its "
                  f"three events are committed to SQLite on the same disk, same rate): "
@@ -49,7 +58,7 @@ def _store_latency(store: dict[str, Any]) -> str:
             f"{store['disk_fsync_p99_ms']:.2f} ms, max {store['disk_fsync_max_ms']:.1f} "
             "ms" + (f"; its own log syncs p99 {store['store_sync_p99_ms']:.2f} ms, max "
                     f"{store['store_sync_max_ms']:.1f} ms" if "store_syncs" in store
-                    else "") + ")")
+                    else "") + (f"; {stopped}" if (stopped := stops_text(store)) else "") + ")")
 
 
 def _with_redis(wk: dict[str, Any]) -> str:

@@ -73,18 +73,64 @@ def summary(log: Path, began: float, ended: float, suffix: str = "-wal") -> dict
     started between ``began`` and ``ended`` (``time.monotonic()``): how many, p50, p99, max (ms),
     how many over :data:`STALL_MS`, and the share of the round they spent in syncs of at least
     :data:`SLOW_MS`. Empty if nothing was logged."""
-    ms: list[float] = []
-    if log.exists():
-        for line in log.read_text().splitlines():
-            start, took, _call, path = line.split(" ", 3)
-            if path.endswith(suffix) and began <= float(start) <= ended:
-                ms.append(float(took))
+    ms = [(end - start) * 1e3 for start, end in _syncs(log, suffix) if began <= start <= ended]
     if not ms:
         return {}
     return {"store_syncs": len(ms), "store_sync_p50_ms": percentile(ms, 50),
             "store_sync_p99_ms": percentile(ms, 99), "store_sync_max_ms": max(ms),
             "store_syncs_over_50_ms": sum(1 for x in ms if x > STALL_MS),
             "store_slow_sync_share": sum(x for x in ms if x >= SLOW_MS) / 1e3 / (ended - began)}
+
+
+def _syncs(log: Path, suffix: str) -> list[tuple[float, float]]:
+    """Every logged sync of a file whose name ends with ``suffix``: (start, end), seconds of
+    ``time.monotonic()``, in order."""
+    spans: list[tuple[float, float]] = []
+    if log.exists():
+        for line in log.read_text().splitlines():
+            start, took, _call, path = line.split(" ", 3)
+            if path.endswith(suffix):
+                spans.append((float(start), float(start) + float(took) / 1e3))
+    return sorted(spans)
+
+
+def stops_in_syncs(stops: list[list[float]], log: Path, suffix: str = "-wal") -> dict[str, Any]:
+    """The paced driver's stops (``scripts/paced_load.py``: stretches of 50 ms or more without
+    an answer, on the same clock) set beside the store's own syncs of ``log``: how many stops,
+    their milliseconds in all, the milliseconds of them in which a sync of the store's log was
+    under way, and how many stops were at least half inside one. Why: a stop inside a sync is
+    the disk holding the commit every command waits for; one outside is the server's own.
+    Empty if the syncs were not timed."""
+    if not log.exists():
+        return {}
+    syncs = _syncs(log, suffix)
+    stopped = inside = 0.0
+    mostly = 0
+    for a, b in stops:
+        covered, reached = 0.0, a  # syncs of one writer do not overlap; merge them anyway
+        for start, end in syncs:
+            if end <= reached or start >= b:
+                continue
+            covered += min(end, b) - max(start, reached)
+            reached = min(end, b)
+        stopped += b - a
+        inside += covered
+        mostly += covered * 2 >= b - a
+    return {"stop_count": len(stops), "stop_ms": stopped * 1e3,
+            "stop_in_syncs_ms": inside * 1e3, "stops_mostly_in_syncs": mostly}
+
+
+def stops_text(found: dict[str, Any]) -> str:
+    """One line of a round's stops beside the store's syncs (empty if the syncs were not
+    timed)."""
+    if "stop_count" not in found:
+        return ""
+    if not found["stop_count"]:
+        return f"no stop of {STALL_MS:g} ms or more without an answer"
+    return (f"{found['stop_count']} stops of {STALL_MS:g} ms or more without an answer, "
+            f"{found['stop_ms']:.0f} ms in all: {found['stop_in_syncs_ms']:.0f} ms of them "
+            f"inside the store's own log syncs, {found['stops_mostly_in_syncs']} stops at least "
+            "half inside one")
 
 
 def text(found: dict[str, Any]) -> str:
