@@ -92,7 +92,7 @@ def test_a_stop_inside_a_sync_of_the_stores_log_is_the_disks(
     assert found["stops_mostly_in_syncs"] == 1
     assert syncs.stops_text(found) == (
         "2 stops of 50 ms or more without an answer, 160 ms in all: 80 ms of them inside the "
-        "store's own log syncs, 1 stops at least half inside one")
+        "store's own log syncs, 1 of the stops at least half inside them")
 
 
 def test_syncs_under_way_together_count_once(syncs: ModuleType, tmp_path: Path) -> None:

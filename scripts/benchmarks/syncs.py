@@ -98,7 +98,7 @@ def stops_in_syncs(stops: list[list[float]], log: Path, suffix: str = "-wal") ->
     """The paced driver's stops (``scripts/paced_load.py``: stretches of 50 ms or more without
     an answer, on the same clock) set beside the store's own syncs of ``log``: how many stops,
     their milliseconds in all, the milliseconds of them in which a sync of the store's log was
-    under way, and how many stops were at least half inside one. Why: a stop inside a sync is
+    under way, and how many stops were at least half inside them. Why: a stop inside a sync is
     the disk holding the commit every command waits for; one outside is the server's own.
     Empty if the syncs were not timed."""
     if not log.exists():
@@ -129,8 +129,8 @@ def stops_text(found: dict[str, Any]) -> str:
         return f"no stop of {STALL_MS:g} ms or more without an answer"
     return (f"{found['stop_count']} stops of {STALL_MS:g} ms or more without an answer, "
             f"{found['stop_ms']:.0f} ms in all: {found['stop_in_syncs_ms']:.0f} ms of them "
-            f"inside the store's own log syncs, {found['stops_mostly_in_syncs']} stops at least "
-            "half inside one")
+            f"inside the store's own log syncs, {found['stops_mostly_in_syncs']} of the stops "
+            "at least half inside them")
 
 
 def text(found: dict[str, Any]) -> str:
