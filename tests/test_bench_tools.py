@@ -110,3 +110,5 @@ def test_without_the_syncs_timed_the_stops_are_not_set_beside_them(
     assert syncs.stops_text(found) == ""
     none = syncs.stops_in_syncs([], sync_log(tmp_path))
     assert syncs.stops_text(none) == "no stop of 50 ms or more without an answer"
+    one = syncs.stops_in_syncs([[1.0, 1.2]], sync_log(tmp_path))
+    assert syncs.stops_text(one).startswith("1 stop of 50 ms or more without an answer, 200 ms")
