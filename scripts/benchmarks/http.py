@@ -668,7 +668,7 @@ def store_control(p: dict[str, Any], tmp: Path, env: dict[str, str], campaigns: 
             f"the same rate: commands p99 {result['command_latency_ms']['p99']:.2f} ms, reads "
             f"p99 {result['read_latency_ms']['p99']:.2f} ms; the disk's fsync p99 "
             f"{result['disk_fsync_p99_ms']:.1f} ms, max {result['disk_fsync_max_ms']:.0f} ms; "
-            f"{sync_text(result)}" + (f"; {stopped}" if (stopped := stops_text(result)) else ""))
+            f"{sync_text(result)}{stops_text(result, '; ')}")
         return result
     finally:
         stop_server(server)

@@ -292,7 +292,7 @@ def _http_report(add: Callable[[str], None], facts: dict[str, str], p: dict[str,
                         f"{r['store_sync_p50_ms']:.2f} ms, p99 {r['store_sync_p99_ms']:.2f} ms, "
                         f"max {r['store_sync_max_ms']:.1f} ms, {r['store_syncs_over_50_ms']} over "
                         f"50 ms, {r['store_slow_sync_share']:.0%} of the round in syncs of 10 ms "
-                        "or more" + (f"; {stopped}" if (stopped := stops_text(r)) else "")
+                        "or more" + stops_text(r, "; ")
                         for i, r in timed)
             + ". The commands that arrive while a commit's sync stalls wait for it: where the "
             "round's slowest syncs are as long as its commands' p99, the disk set the tail; "

@@ -37,8 +37,7 @@ def _store_control(h: dict[str, Any]) -> str:
         text += (f"; the store's own log syncs in that round (timed inside the server): p99 "
                  f"{half['store_sync_p99_ms']:.2f} ms, max {half['store_sync_max_ms']:.1f} ms, "
                  f"{half['store_slow_sync_share']:.0%} of the round in syncs of 10 ms or more")
-    if stopped := stops_text(half):
-        text += f"; in that round, {stopped}"
+    text += stops_text(half, "; in that round, ")
     if store is not None:
         text += (f"; the control with a store (its routes answering each command once its "
                  f"three events are committed to SQLite on the same disk, same rate): "
@@ -58,7 +57,7 @@ def _store_latency(store: dict[str, Any]) -> str:
             f"{store['disk_fsync_p99_ms']:.2f} ms, max {store['disk_fsync_max_ms']:.1f} "
             "ms" + (f"; its own log syncs p99 {store['store_sync_p99_ms']:.2f} ms, max "
                     f"{store['store_sync_max_ms']:.1f} ms" if "store_syncs" in store
-                    else "") + (f"; {stopped}" if (stopped := stops_text(store)) else "") + ")")
+                    else "") + stops_text(store, "; ") + ")")
 
 
 def _with_redis(wk: dict[str, Any]) -> str:

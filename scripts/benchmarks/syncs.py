@@ -120,15 +120,15 @@ def stops_in_syncs(stops: list[list[float]], log: Path, suffix: str = "-wal") ->
             "stop_in_syncs_ms": inside * 1e3, "stops_mostly_in_syncs": mostly}
 
 
-def stops_text(found: dict[str, Any]) -> str:
-    """One line of a round's stops beside the store's syncs (empty if the syncs were not
-    timed)."""
+def stops_text(found: dict[str, Any], lead: str = "") -> str:
+    """One line of a round's stops beside the store's syncs, after ``lead`` (empty, lead and
+    all, if the syncs were not timed)."""
     count = found.get("stop_count")
     if count is None:
         return ""
     if not count:
-        return f"no stop of {STALL_MS:g} ms or more without an answer"
-    return (f"{count} stop{'s' if count > 1 else ''} of {STALL_MS:g} ms or more without an "
+        return f"{lead}no stop of {STALL_MS:g} ms or more without an answer"
+    return (f"{lead}{count} stop{'s' if count > 1 else ''} of {STALL_MS:g} ms or more without an "
             f"answer, {found['stop_ms']:.0f} ms in all: {found['stop_in_syncs_ms']:.0f} ms of them "
             f"inside the store's own log syncs, {found['stops_mostly_in_syncs']} of the stops "
             "at least half inside them")
