@@ -66,6 +66,7 @@ from api.routes import projections as read_model_routes
 from api.services import MAX_BODY, Services, hear, provide_actor
 from api.static_assets import GZIPPED, AssetCaching, Fingerprints
 from api.writer import RemoteWriter
+from api.writer_pool import REMOTE, WriterPool, remote_writer
 from application.campaigns import Campaigns, open_campaigns
 from application.collector import Collector
 from application.committer import Committer
@@ -282,9 +283,9 @@ def create_server() -> Litestar:
     return app
 
 
-async def _stop_writer(committer: Committer | RemoteWriter) -> None:
+async def _stop_writer(committer: Committer | RemoteWriter | WriterPool) -> None:
     # Not the bound method itself: Litestar would pass the app to stop() as its timeout.
-    if isinstance(committer, RemoteWriter):
+    if isinstance(committer, REMOTE):
         await committer.stop()
     else:
         committer.stop()
@@ -316,8 +317,8 @@ def create_app(
     plugin = ChannelsPlugin(backend=backend, arbitrary_channels_allowed=True)
     read_models = open_read_models(campaigns, environ=environ)
     integrity = Integrity(campaigns)
-    committer: Committer | RemoteWriter = (
-        RemoteWriter(environ, HeldViews(LastVersions.of(campaigns.recorder))) if in_process
+    committer: Committer | RemoteWriter | WriterPool = (
+        remote_writer(environ, HeldViews(LastVersions.of(campaigns.recorder))) if in_process
         else Committer(campaigns, integrity=integrity))
     services = Services(
         campaigns=campaigns,
@@ -331,8 +332,8 @@ def create_app(
         local_live=isinstance(backend, MemoryChannelsBackend),
     )
     services.live.per_holder = streams_per_token(environ)
-    if services.local_live and isinstance(committer, RemoteWriter) and committer.shared:
-        # Workers sharing a writer process and no Redis: their live messages go through it.
+    if services.local_live and isinstance(committer, REMOTE) and committer.shared:
+        # Workers sharing writer processes and no Redis: their live messages go through them.
         services.relay = committer.relay
         committer.on_live = partial(hear, services)
     if rate_limit is None:

@@ -30,6 +30,7 @@ from api import problems
 from api.live import LiveHub, channel
 from api.schemas import Applied, EventOut, event_out
 from api.writer import RemoteWriter, Rendered
+from api.writer_pool import REMOTE, WriterPool
 from application.aggregate import Campaign
 from application.campaigns import Campaigns, Outcome
 from application.credentials import Actor, Keyring
@@ -41,8 +42,8 @@ from projections.service import ReadModels
 if TYPE_CHECKING:
     from application.committer import Committer
 
-    #: The process's writer: a thread of it, or its handle on the writer process.
-    Writer = Committer | RemoteWriter
+    #: The process's writer: a thread of it, or its handle on the writer process(es).
+    Writer = Committer | RemoteWriter | WriterPool
 else:
     # Litestar's signature model reads the field's type at run time and takes no union of
     # two classes of ours: there it is Any; the type checker sees the union.
@@ -168,7 +169,7 @@ class Services:
         in this process are read anew too, when the writer is another process (which issued
         or revoked a token)."""
         committer = self.committer
-        if isinstance(committer, RemoteWriter):
+        if isinstance(committer, REMOTE):
             found: T = await committer.call(operation, *args, invalidates=invalidates, **kwargs)
             if invalidates is not None:
                 self.keyring.forget(invalidates)
@@ -184,7 +185,7 @@ class Services:
         at exactly ``version`` if given); else None. From a writer process, the JSON it
         rendered, which the answer carries as it is (``msgspec.Raw``)."""
         committer = self.committer
-        if isinstance(committer, RemoteWriter):
+        if isinstance(committer, REMOTE):
             raw = await committer.view(campaign_id, kind, position, version)
             return None if raw is None else cast(T, msgspec.Raw(raw))
         return self.views.of(await committer.latest(campaign_id, position), kind, render, version)

@@ -349,9 +349,31 @@ def store_kind(env: Mapping[str, str]) -> str:
 
 #: ``CAPES_WRITER``: where a server process's writes run (see api/writer.py).
 WRITER_MODES = ("thread", "process")
-#: The Unix socket of the writer process that ``capes serve --workers N`` shares between its
-#: workers (set by ``capes serve`` itself, not by hand: see cli/writer_hub.py).
+#: The Unix sockets of the writer processes that ``capes serve --workers N`` shares between its
+#: workers, joined by ``os.pathsep``: the campaign whose id falls to the k-th is written by it
+#: alone (set by ``capes serve`` itself, not by hand: see cli/writer_hub.py).
 WRITER_SOCKET = "CAPES_WRITER_SOCKET"
+#: ``CAPES_WRITERS``: how many writer processes ``capes serve --workers N`` runs.
+WRITERS = "CAPES_WRITERS"
+
+
+def writer_count(environ: Mapping[str, str], workers: int) -> int:
+    """How many writer processes ``capes serve --workers N`` shares between its workers
+    (``CAPES_WRITERS``, default 1), each the one writer of the campaigns whose id falls to it
+    (api/writer_pool.py).
+
+    A whole number from 1 to ``workers``; more than 1 only on PostgreSQL, whose inserts run
+    side by side (an SQLite file takes one writer at a time: more would only take turns at its
+    lock). Anything else is a :class:`SettingError` naming the setting. Why 1 by default: on
+    two cores, two writers for two workers carried fewer commands than one (they spent more
+    CPU a command, and the machine's CPU was the limit: README, "Writers by campaign")."""
+    most = max(1, workers)
+    count = whole_number(environ, WRITERS, 1, 1, most,
+                         why=f"must be a whole number from 1 to the number of workers ({most})")
+    if count > 1 and store_kind(persistence_env(environ)) != "postgresql":
+        raise SettingError(WRITERS, environ[WRITERS].strip(), "more than one writer needs "
+                           "PostgreSQL: an SQLite file takes one writer at a time")
+    return count
 
 
 def writer_mode(environ: Mapping[str, str]) -> str:

@@ -37,6 +37,7 @@ from application.config import (
     serve_writer,
     streams_per_token,
     who_opens_campaigns,
+    writer_count,
 )
 from application.errors import StoreUnreachable
 from application.extras import MissingExtra
@@ -180,6 +181,7 @@ def _serve(args: argparse.Namespace) -> int:
     from cli import writer_hub
     from cli.priority import serve_priority
     from cli.read_models_process import ReadModelsProcess, wanted
+    from cli.supervised import Supervised
     from cli.workers import serve_workers
     from projections.service import MODES, mode
 
@@ -192,6 +194,7 @@ def _serve(args: argparse.Namespace) -> int:
                            f"must be {', '.join(MODES)}") from e
     serve_priority(os.environ)  # CAPES_READ_MODELS_PRIORITY
     where = placement(os.environ, args.workers)  # CAPES_CPUS
+    writer_count(os.environ, args.workers)  # CAPES_WRITERS
     for warning in workers_warnings(args.workers, os.environ):
         print(f"warning: {warning}", file=sys.stderr)
     _listenable(args.host, args.port)
@@ -204,11 +207,11 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"CPUs ({PLACEMENT_ENV}): {where.describe()}", flush=True)
     # One process runs the read models for every worker (which only read them): see
     # cli/read_models_process.py for why not a thread of the server. With several workers,
-    # one writer process runs every worker's writes (cli/writer_hub.py).
-    beside = [child for child in (
-        ReadModelsProcess(os.environ) if wanted(os.environ) else None,
-        writer_hub.WriterHub(os.environ) if writer_hub.wanted(os.environ, args.workers) else None)
-        if child is not None]
+    # writer processes shared by every worker run their writes, one per campaign
+    # (cli/writer_hub.py).
+    beside: list[Supervised] = [
+        *([ReadModelsProcess(os.environ)] if wanted(os.environ) else []),
+        *writer_hub.hubs(os.environ, args.workers)]
     if beside:
         # uvicorn, once stopped, raises again the SIGTERM that stopped it, under the handler
         # found before it started: this one ends the process through the `finally` below, so

@@ -112,3 +112,40 @@ def test_without_the_syncs_timed_the_stops_are_not_set_beside_them(
     assert syncs.stops_text(none) == "no stop of 50 ms or more without an answer"
     one = syncs.stops_in_syncs([[1.0, 1.2]], sync_log(tmp_path))
     assert syncs.stops_text(one).startswith("1 stop of 50 ms or more without an answer, 200 ms")
+
+
+@pytest.fixture()
+def report15(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    from benchmarks import report15
+
+    return report15
+
+
+def test_the_ceiling_of_more_workers_is_the_cores_over_those_one_worker_kept_busy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    from benchmarks.workers import ceiling
+
+    # One worker's round kept 1.6 of 2 cores busy: more workers add 1.25x at most.
+    assert ceiling({"busy_cores": 1.6}, 2) == pytest.approx(1.25)
+
+
+def test_the_workers_row_says_the_ceiling_and_two_writers_and_says_nothing_of_them_for_older_runs(
+    report15: ModuleType,
+) -> None:
+    wk = {"cores": 2, "ceiling": 1.19, "control_store_ceiling": 1.6,
+          "game1": {"commands_per_s": 2092, "cpu": {"busy_cores": 1.68}},
+          "game2w": {"commands_per_s": 1662}, "scaling_writers": 0.79,
+          "writer": {"per_s": 5415}, "writers2": {"processes": 2, "per_s": 6906}}
+    assert report15._ceiling(wk).startswith(
+        "**the machine's ceiling** (2 cores over the cores busy in the one-worker round, the "
+        "most any number of workers could add at the same CPU a command): **1.19x** for the "
+        "game (1.68 cores busy), 1.60x for the control with PostgreSQL; ")
+    assert report15._two_writers(wk) == (
+        "; with two writers (`CAPES_WRITERS=2`) 1662 commands/s: **0.79x**")
+    assert report15._writers_alone(wk) == ", 2 writers alone (each half the players) 6906 (1.28x)"
+    older = {"game1": wk["game1"], "writer": wk["writer"]}
+    assert report15._ceiling(older) == report15._two_writers(older) == ""
+    assert report15._writers_alone(older) == ""

@@ -29,7 +29,7 @@ from litestar import Response, get, head
 from litestar.openapi.datastructures import ResponseSpec
 
 from api.services import Services, ServicesDep, Writer
-from api.writer import RemoteWriter
+from api.writer_pool import REMOTE
 from application.campaigns import Campaigns
 from application.config import describe_persistence, store_kind
 from projections.service import ReadModels
@@ -86,7 +86,7 @@ async def check(services: Services) -> Health:
 
 
 async def _restart(writer: Writer) -> None:
-    if isinstance(writer, RemoteWriter):
+    if isinstance(writer, REMOTE):
         await writer.start()
     else:
         writer.start()

