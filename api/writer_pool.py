@@ -1,17 +1,19 @@
 """Several shared writer processes, each the one writer of its share of the campaigns (issue 15).
 
-``capes serve --workers N`` on PostgreSQL runs one writer process a worker (cli/writer_hub.py,
-``CAPES_WRITERS``). Each worker connects to every one of them and sends all that concerns a
-campaign (its commands, its reads of now, its named writes, its live messages to pass on) to
-the writer its id falls to (:meth:`WriterPool.of`): the same one in every worker, since they
-all list the sockets in the order ``capes serve`` named them. So a campaign still has one
+``capes serve --workers N`` on PostgreSQL with ``CAPES_WRITERS=K`` (K up to N) runs K writer
+processes (cli/writer_hub.py). Each worker connects to every one of them and sends all that
+concerns a campaign (its commands, its reads of now, its named writes, its live messages to pass
+on) to the writer its id falls to (:meth:`WriterPool.of`): the same one in every worker, since
+they all list the sockets in the order ``capes serve`` named them. So a campaign still has one
 writer, one head and one queue whichever worker a player's request reaches, and its commands
 never race; while the campaigns of the table as a whole are committed by several writers at
 once, side by side in PostgreSQL (application/postgres_store.py takes no table lock).
 
-Why: with one writer process for every worker, two workers carried no more of the game mix than
-one (0.77 to 0.95 times as many in runs AN to AR): every command of both went through the one
-writer, whose groups were committed one after another, each waiting on its commit.
+Why: with one writer process for every worker, all the workers' commands go through one
+process, which commits its groups one after another: the most a server carries, whatever its
+workers and cores. Off by default (``CAPES_WRITERS=1``): on two cores, two writers kept the
+machine busier for fewer commands (groups half as large, each a commit of its own), the CPU
+being the limit there, not the one writer (README, "Writers by campaign").
 
 Nothing here is needed for correctness: should two writers ever write one campaign (the
 sockets named otherwise, a writer started again), the store refuses the second version and the
