@@ -404,6 +404,10 @@ def test_several_workers_warn_what_they_will_not_share() -> None:
     # By default one writer process serves every worker (cli/writer_hub.py).
     assert "CAPES_REDIS_URL" not in shared and "CAPES_WRITER" not in shared
     assert "CAPES_PROJECTIONS" not in shared  # by default one process runs them for all
+    assert "CAPES_WRITERS" not in shared
+    threads = " ".join(workers_warnings(2, {"CAPES_WRITER": "thread", "CAPES_WRITERS": "2"}))
+    assert ("CAPES_WRITERS=2 does nothing with CAPES_WRITER=thread: no writer process is "
+            "shared; leave CAPES_WRITER unset for writers by campaign") in threads
 
 
 def usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
