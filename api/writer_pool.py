@@ -24,7 +24,6 @@ a writer per worker before.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable, Mapping
 from typing import Any
 from uuid import UUID
@@ -32,7 +31,7 @@ from uuid import UUID
 from api.held_views import HeldViews
 from api.writer import RemoteWriter, Rendered
 from application.aggregate import Campaign
-from application.config import WRITER_SOCKET
+from application.config import WRITER_SOCKET, writer_sockets
 
 
 class WriterPool:
@@ -47,9 +46,8 @@ class WriterPool:
         #: one held view a campaign, as with one writer).
         self.held = held if held is not None else HeldViews(None)
         self.shared = environ[WRITER_SOCKET]
-        paths = [p for p in self.shared.split(os.pathsep) if p]
         self.writers = tuple(RemoteWriter(dict(environ) | {WRITER_SOCKET: path}, self.held)
-                             for path in paths)
+                             for path in writer_sockets(environ))
         self._on_live: Callable[[UUID, bytes], None] | None = None
 
     def of(self, campaign_id: UUID) -> RemoteWriter:
@@ -121,7 +119,7 @@ def remote_writer(environ: Mapping[str, str],
                   held: HeldViews | None = None) -> RemoteWriter | WriterPool:
     """The server's handle on its writer process(es): a pool where ``capes serve`` named
     several shared ones, else one (its own, or the one shared)."""
-    if len([p for p in environ.get(WRITER_SOCKET, "").split(os.pathsep) if p]) > 1:
+    if len(writer_sockets(environ)) > 1:
         return WriterPool(environ, held)
     return RemoteWriter(environ, held)
 

@@ -357,6 +357,12 @@ WRITER_SOCKET = "CAPES_WRITER_SOCKET"
 WRITERS = "CAPES_WRITERS"
 
 
+def writer_sockets(environ: Mapping[str, str]) -> list[str]:
+    """The shared writer processes' sockets named in ``CAPES_WRITER_SOCKET``, in order
+    (none: the server starts a writer of its own)."""
+    return [path for path in environ.get(WRITER_SOCKET, "").split(os.pathsep) if path.strip()]
+
+
 def writer_count(environ: Mapping[str, str], workers: int) -> int:
     """How many writer processes ``capes serve --workers N`` shares between its workers
     (``CAPES_WRITERS``, default 1), each the one writer of the campaigns whose id falls to it

@@ -31,7 +31,7 @@ import os
 import subprocess
 from collections.abc import Mapping, MutableMapping
 
-from application.config import WRITER_SOCKET, writer_count, writer_mode
+from application.config import WRITER_SOCKET, writer_count, writer_mode, writer_sockets
 from cli.supervised import Supervised
 
 
@@ -71,7 +71,7 @@ class WriterHub(Supervised):
         """Start the process and add its socket to the ones named in this process's settings
         (which the workers inherit), after the writers started before it: every worker finds
         them in the same order."""
-        named = [p for p in self.environ.get(WRITER_SOCKET, "").split(os.pathsep) if p]
+        named = writer_sockets(self.environ)
         if self.path not in named:
             self.environ[WRITER_SOCKET] = os.pathsep.join([*named, self.path])
         super().start()
