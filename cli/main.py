@@ -28,6 +28,7 @@ from eventsourcing.persistence import InterfaceError, OperationalError
 from application.campaigns import open_campaigns
 from application.config import (
     PORT,
+    WRITERS,
     SettingError,
     check_store,
     cors_origins,
@@ -99,11 +100,11 @@ def workers_warnings(workers: int, environ: Mapping[str, str]) -> list[str]:
             f"{workers} workers with CAPES_WRITER=thread each write with a writer of their own: "
             "their writes to one campaign race (on an SQLite file they take turns at it, one "
             "commit at a time); leave CAPES_WRITER unset and one writer process serves them all")
-        writers = environ.get("CAPES_WRITERS", "").strip()
+        writers = environ.get(WRITERS, "").strip()
         if writers not in ("", "1"):
             # Writers by campaign are shared writer processes (cli/writer_hub.py): none here.
             warnings.append(
-                f"CAPES_WRITERS={writers} does nothing with CAPES_WRITER=thread: no writer "
+                f"{WRITERS}={writers} does nothing with CAPES_WRITER=thread: no writer "
                 "process is shared; leave CAPES_WRITER unset for writers by campaign")
     from projections.service import mode
 
