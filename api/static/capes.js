@@ -5,6 +5,19 @@
 const Capes = (() => {
   const TABLES = "capes:tables";
 
+  /* On every page a double click on a button is one click: its second (``detail`` 2 or more)
+     is dropped here, before any handler sees it. Why: a hand makes it some 200 ms after the
+     first, and by then the first is answered (and a table's board drawn again), so no guard of
+     a request on its way stops it: it opened a second campaign in the lobby, issued a second
+     link that revoked the first, made a second fork, or told a player who had just spoken to
+     "Write the narration first". The keyboard's clicks have ``detail`` 0. */
+  document.addEventListener("click", (ev) => {
+    if (ev.detail > 1 && ev.target instanceof Element && ev.target.closest("button")) {
+      ev.preventDefault();
+      ev.stopImmediatePropagation();
+    }
+  }, true);
+
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {

@@ -5,8 +5,13 @@
   const form = document.getElementById("open-campaign");
   const error = document.getElementById("open-error");
 
+  /* Whether a campaign is being opened: a press meanwhile (Enter again, say) opens no other. */
+  let opening = false;
+
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
+    if (opening) return;
+    opening = true;
     error.textContent = "";
     const f = new FormData(form);
     const body = {
@@ -28,6 +33,7 @@
       location.assign(`/play/${opened.campaign_id}#token=${opened.owner_token}`);
     } catch (err) {
       error.textContent = problemText(err);
+      opening = false;  // refused (a wrong host key, say): the host may correct it and retry
     }
   });
 

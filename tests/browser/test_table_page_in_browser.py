@@ -83,6 +83,34 @@ def double_click(page: Any, button: Any, table: Table) -> None:
     see([page], table.version())
 
 
+#: Milliseconds between a hand's two clicks of a double click (a browser counts up to 500 as
+#: one): far longer than the test server takes to answer the first.
+HAND = 200
+
+
+def hand_double_click(page: Any, button: Any) -> None:
+    """Double-click ``button`` as a hand does: a click, then :data:`HAND` ms later a second,
+    which the browser counts as the double click's second (``detail`` 2). Playwright's own
+    ``dblclick`` sends both at once, while the first is still on its way; here the first is
+    answered, and the page drawn again, before the second comes."""
+    box = button.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    for count in (1, 2):
+        page.mouse.down(click_count=count)
+        page.mouse.up(click_count=count)
+        if count == 1:
+            page.wait_for_timeout(HAND)
+    page.wait_for_timeout(300)  # a second request, if any, would be on its way by now
+
+
+def posts_to(page: Any, *ends: str) -> list[str]:
+    """The URLs of the page's POSTs from now on whose path ends with one of ``ends``."""
+    posted: list[str] = []
+    page.on("request", lambda request: posted.append(request.url)
+            if request.method == "POST" and request.url.endswith(ends) else None)
+    return posted
+
+
 def test_a_double_click_on_a_moves_button_sends_the_move_once(
     http: httpx.Client, open_page: Opener
 ) -> None:
@@ -105,6 +133,11 @@ def test_a_double_click_on_a_moves_button_sends_the_move_once(
     double_click(ana, ana.get_by_role("button", name="Create the character"), table)
     assert len(sent) == 3, sent
     assert [x["name"] for x in table.query("characters")] == ["Nightjar"]
+    # A hand's double click: the second click comes once the first move is answered and drawn.
+    ana.fill("#narration", "Thunder rolls over the bay")
+    hand_double_click(ana, ana.get_by_role("button", name="Say it (narration only)"))
+    see([ana], table.version())
+    assert len(sent) == 4, sent
     assert ana.text_content("#move-error") == ""
     assert not ana.errors, ana.errors
 
@@ -150,13 +183,45 @@ def test_a_double_click_on_new_link_issues_one_link(
     once. Forks are guarded the same way (``oneAtATime`` in table.js)."""
     table = open_campaign(http, players=("Ana",))
     owner = open_page(table, table.owner_token)
-    issued: list[str] = []
-    owner.on("request", lambda request: issued.append(request.url)
-             if request.method == "POST" and request.url.endswith("/token") else None)
+    issued = posts_to(owner, "/token")
     with owner.expect_response(lambda response: response.url.endswith("/seats/1/token")):
         owner.get_by_role("button", name="New link").first.dblclick()
     owner.wait_for_timeout(300)  # a second request, if any, would be on its way by now
     assert len(issued) == 1, issued
+
+
+def test_a_hands_double_click_on_new_link_issues_one_link(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """The second click of a double click comes some 200 ms after the first, when the first
+    link is issued and drawn: it was a click like any other, and issued a second link that
+    revoked the first (the in-flight guard alone let it through). The owner's next single
+    click still issues a new one."""
+    table = open_campaign(http, players=("Ana",))
+    owner = open_page(table, table.owner_token)
+    issued = posts_to(owner, "/token")
+    hand_double_click(owner, owner.get_by_role("button", name="New link").first)
+    assert len(issued) == 1, issued
+    with owner.expect_response(lambda response: response.url.endswith("/seats/1/token")):
+        owner.get_by_role("button", name="New link").first.click()
+    assert len(issued) == 2, issued
+
+
+def test_a_hands_double_click_on_fork_from_here_makes_one_fork(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """R-REC-6: a fork is a campaign of its own; a double click made two of them."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
+    ana = open_page(table, table.tokens[1])
+    ana.get_by_role("slider", name="Time").focus()
+    ana.keyboard.press("Home")
+    ana.wait_for_function("document.body.dataset.past === '1'")
+    forks = posts_to(ana, "/forks")
+    hand_double_click(ana, ana.get_by_role("button", name="Fork from here"))
+    ana.locator("#fork-link").wait_for()
+    assert len(forks) == 1, forks
+    assert not ana.errors, ana.errors
 
 
 def test_an_error_from_an_earlier_move_goes_once_the_board_changes(
