@@ -5,8 +5,11 @@
   const form = document.getElementById("open-campaign");
   const error = document.getElementById("open-error");
 
-  /* Whether a campaign is being opened: a press meanwhile (Enter again, say) opens no other. */
+  /* Whether a campaign is being opened: a press meanwhile (Enter again, say) opens no other.
+     Cleared when the page is shown again from the browser's back-forward cache (Back from
+     the table just opened), which keeps it as it was when the table's page was opened. */
   let opening = false;
+  window.addEventListener("pageshow", () => { opening = false; });
 
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();

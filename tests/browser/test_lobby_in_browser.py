@@ -39,3 +39,23 @@ def test_a_double_click_on_open_opens_one_campaign(browser: Any, run: Run, hand:
     page.wait_for_timeout(300)  # a second request, if any, would be on its way by now
     assert len(opened) == 1, opened
     assert not page.errors, page.errors
+
+
+def test_back_in_the_lobby_another_campaign_opens(browser: Any, run: Run) -> None:
+    """Back from the table just opened, the lobby opens another. (A browser that keeps the
+    lobby in its back-forward cache shows it with its script's state as it was, the campaign
+    being opened: ``lobby.js`` clears that when the page is shown. Playwright's Chromium runs
+    without that cache, so here the lobby is loaded anew.)"""
+    page = watch(new_context(browser, run).new_page())
+    page.goto(f"{run.base}/")
+    opened = posts_to(page, "/campaigns")
+    for name in ("Harbor City", "Night Market"):
+        page.fill("#campaign-name", name)
+        page.get_by_role("button", name="Open").click()
+        page.wait_for_url(f"{run.base}/play/**")
+        page.get_by_text(name).first.wait_for()
+        if name == "Harbor City":
+            page.go_back()
+            page.wait_for_url(f"{run.base}/")
+    assert len(opened) == 2, opened
+    assert not page.errors, page.errors
