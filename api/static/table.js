@@ -761,7 +761,8 @@
   }
 
   /* An action that changes no log (a new link, a fork): a click while it is on its way is
-     ignored (a double click made two forks). */
+     ignored (a double click made two forks; its second click no longer comes here, capes.js
+     drops it, but two single clicks can still come while the first is on its way). */
   function oneAtATime(action) {
     let running = false;
     return async (...args) => {

@@ -62,14 +62,19 @@ def open_page(browser: Any, run: Run) -> Iterator[Opener]:
         context.close()
 
 
+def posts_to(page: Any, *ends: str, take: Callable[[Any], Any] = lambda r: r.url) -> list[Any]:
+    """What ``take`` makes of each POST the page sends from now on whose path ends with one
+    of ``ends`` (default: its URL)."""
+    posted: list[Any] = []
+    page.on("request", lambda request: posted.append(take(request))
+            if request.method == "POST" and request.url.endswith(ends) else None)
+    return posted
+
+
 def commands_sent(page: Any) -> list[str]:
     """The bodies of the commands the page sends from now on (its moves', the record's, the
     owner's invitations)."""
-    sent: list[str] = []
-    page.on("request", lambda request: sent.append(request.post_data)
-            if request.method == "POST"
-            and request.url.endswith(("/commands", "/settle", "/seats")) else None)
-    return sent
+    return posts_to(page, "/commands", "/settle", "/seats", take=lambda r: r.post_data)
 
 
 def double_click(page: Any, button: Any, table: Table) -> None:
@@ -101,14 +106,6 @@ def hand_double_click(page: Any, button: Any) -> None:
         if count == 1:
             page.wait_for_timeout(HAND)
     page.wait_for_timeout(300)  # a second request, if any, would be on its way by now
-
-
-def posts_to(page: Any, *ends: str) -> list[str]:
-    """The URLs of the page's POSTs from now on whose path ends with one of ``ends``."""
-    posted: list[str] = []
-    page.on("request", lambda request: posted.append(request.url)
-            if request.method == "POST" and request.url.endswith(ends) else None)
-    return posted
 
 
 def test_a_double_click_on_a_moves_button_sends_the_move_once(
