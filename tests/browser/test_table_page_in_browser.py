@@ -98,8 +98,9 @@ def hand_double_click(page: Any, button: Any) -> None:
     which the browser counts as the double click's second (``detail`` 2). Playwright's own
     ``dblclick`` sends both at once, while the first is still on its way; here the first is
     answered, and the page drawn again, before the second comes."""
-    box = button.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    # The pointer over the button as a locator's click puts it: waited for until the button is
+    # drawn and stays (the table draws its panels anew with each board), then pressed there.
+    button.hover()
     for count in (1, 2):
         page.mouse.down(click_count=count)
         page.mouse.up(click_count=count)
