@@ -18,6 +18,20 @@ const Capes = (() => {
     }
   }, true);
 
+  /* Likewise Enter held down on a button, or in a form's one-line field, is one press: the
+     key's repeats (``repeat`` set, some 30 a second after half a second held) are dropped
+     before the browser turns them into clicks or a form's submits. Why: the first press is
+     answered long before the first repeat, so the guards of a request on its way let the
+     repeats through, each a move of its own (or an empty form sent again, refused). In a
+     text area Enter writes a new line, and there its repeats are the player's. */
+  document.addEventListener("keydown", (ev) => {
+    if (ev.repeat && ev.key === "Enter" && ev.target instanceof Element
+        && ev.target.closest("button, input")) {
+      ev.preventDefault();
+      ev.stopImmediatePropagation();
+    }
+  }, true);
+
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {

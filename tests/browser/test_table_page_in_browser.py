@@ -109,6 +109,25 @@ def hand_double_click(page: Any, button: Any) -> None:
     page.wait_for_timeout(300)  # a second request, if any, would be on its way by now
 
 
+#: Milliseconds a held key waits before it repeats, and between its repeats (as a desktop's
+#: keyboard settings commonly have them).
+REPEAT_DELAY, REPEAT_EVERY = 500, 33
+
+
+def hold_enter(page: Any, control: Any, repeats: int = 3) -> None:
+    """Hold Enter down on ``control`` as a hand does: pressed, then after
+    :data:`REPEAT_DELAY` ms the key's repeats (Playwright sets ``repeat`` on every ``down``
+    after the first), then let go. The first press is answered long before the first repeat."""
+    control.focus()
+    page.keyboard.down("Enter")
+    page.wait_for_timeout(REPEAT_DELAY)
+    for _ in range(repeats):
+        page.keyboard.down("Enter")
+        page.wait_for_timeout(REPEAT_EVERY)
+    page.keyboard.up("Enter")
+    page.wait_for_timeout(300)  # a request of a repeat, if any, would be on its way by now
+
+
 def test_a_double_click_on_a_moves_button_sends_the_move_once(
     http: httpx.Client, open_page: Opener
 ) -> None:
@@ -219,6 +238,43 @@ def test_a_hands_double_click_on_fork_from_here_makes_one_fork(
     hand_double_click(ana, ana.get_by_role("button", name="Fork from here"))
     ana.locator("#fork-link").wait_for()
     assert len(forks) == 1, forks
+    assert not ana.errors, ana.errors
+
+
+def test_enter_held_down_on_new_link_issues_one_link(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """A keyboard's repeats of a held Enter came after the first link was issued and drawn,
+    each a press that issued another (revoking the one before). Enter pressed again, not held,
+    still issues a new one."""
+    table = open_campaign(http, players=("Ana",))
+    owner = open_page(table, table.owner_token)
+    issued = posts_to(owner, "/token")
+    hold_enter(owner, owner.get_by_role("button", name="New link").first)
+    assert len(issued) == 1, issued
+    with owner.expect_response(lambda response: response.url.endswith("/seats/1/token")):
+        owner.get_by_role("button", name="New link").first.press("Enter")
+    assert len(issued) == 2, issued
+
+
+def test_enter_held_down_on_say_it_sends_the_narration_once_and_a_new_line_is_still_written(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """Held on *Say it*, Enter's repeats sent the emptied form again ("Write the narration
+    first"); in the narration box a held Enter still writes its new lines."""
+    table = open_campaign(http, players=("Ana", "Ben"))
+    table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
+    ana = open_page(table, table.tokens[1])
+    sent = commands_sent(ana)
+    box = ana.locator("#narration")
+    box.fill("Rain hammers the docks")
+    hold_enter(ana, box, repeats=2)
+    assert box.input_value() == "Rain hammers the docks\n\n\n"
+    hold_enter(ana, ana.get_by_role("button", name="Say it (narration only)"))
+    see([ana], table.version())
+    assert len(sent) == 1, sent
+    assert ana.text_content("#move-error") == ""
+    assert ana.locator("#log q", has_text="Rain hammers the docks").count() == 1
     assert not ana.errors, ana.errors
 
 
