@@ -207,20 +207,26 @@ def test_a_double_click_on_new_link_issues_one_link(
     assert len(issued) == 1, issued
 
 
-def test_a_hands_double_click_on_new_link_issues_one_link(
-    http: httpx.Client, open_page: Opener
+@pytest.mark.parametrize(("twice", "once"), [
+    (hand_double_click, lambda button: button.click()),
+    (hold_enter, lambda button: button.press("Enter")),
+], ids=["a hands double click", "Enter held down"])
+def test_a_hands_double_click_or_enter_held_down_on_new_link_issues_one_link(
+    http: httpx.Client, open_page: Opener, twice: Callable[[Any, Any], None],
+    once: Callable[[Any], None],
 ) -> None:
-    """The second click of a double click comes some 200 ms after the first, when the first
-    link is issued and drawn: it was a click like any other, and issued a second link that
-    revoked the first (the in-flight guard alone let it through). The owner's next single
-    click still issues a new one."""
+    """The second click of a hand's double click (some 200 ms after the first), or the
+    keyboard's repeats of a held Enter (after half a second), come when the first link is
+    issued and drawn: each was a press like any other, and issued a link that revoked the one
+    before (the in-flight guard alone let it through). The owner's next press still issues a
+    new one."""
     table = open_campaign(http, players=("Ana",))
     owner = open_page(table, table.owner_token)
     issued = posts_to(owner, "/token")
-    hand_double_click(owner, owner.get_by_role("button", name="New link").first)
+    twice(owner, owner.get_by_role("button", name="New link").first)
     assert len(issued) == 1, issued
     with owner.expect_response(lambda response: response.url.endswith("/seats/1/token")):
-        owner.get_by_role("button", name="New link").first.click()
+        once(owner.get_by_role("button", name="New link").first)
     assert len(issued) == 2, issued
 
 
@@ -239,22 +245,6 @@ def test_a_hands_double_click_on_fork_from_here_makes_one_fork(
     ana.locator("#fork-link").wait_for()
     assert len(forks) == 1, forks
     assert not ana.errors, ana.errors
-
-
-def test_enter_held_down_on_new_link_issues_one_link(
-    http: httpx.Client, open_page: Opener
-) -> None:
-    """A keyboard's repeats of a held Enter came after the first link was issued and drawn,
-    each a press that issued another (revoking the one before). Enter pressed again, not held,
-    still issues a new one."""
-    table = open_campaign(http, players=("Ana",))
-    owner = open_page(table, table.owner_token)
-    issued = posts_to(owner, "/token")
-    hold_enter(owner, owner.get_by_role("button", name="New link").first)
-    assert len(issued) == 1, issued
-    with owner.expect_response(lambda response: response.url.endswith("/seats/1/token")):
-        owner.get_by_role("button", name="New link").first.press("Enter")
-    assert len(issued) == 2, issued
 
 
 def test_enter_held_down_on_say_it_sends_the_narration_once_and_a_new_line_is_still_written(
