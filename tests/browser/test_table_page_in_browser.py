@@ -268,6 +268,25 @@ def test_enter_held_down_on_say_it_sends_the_narration_once_and_a_new_line_is_st
     assert not ana.errors, ana.errors
 
 
+def test_enter_held_down_in_a_moves_field_sends_the_move_once(
+    http: httpx.Client, open_page: Opener
+) -> None:
+    """Enter in a move's one-line field sends its form; held, its repeats sent the form again
+    once the first was answered and the form, offered again, emptied."""
+    table = open_campaign(http, players=("Ana", "Ben"), starting_tokens=2)
+    table.play("", c.FrameScene(seat=1, text="The harbor at midnight"))
+    ana = open_page(table, table.tokens[1])
+    sent = commands_sent(ana)
+    stake = ana.locator("form[data-move=create_conflict] [name=text]")
+    stake.fill("Who holds the docks")
+    hold_enter(ana, stake)
+    see([ana], table.version())
+    assert len(sent) == 1, sent
+    assert [x["text"] for x in table.query("board")["conflicts"]] == ["Who holds the docks"]
+    assert ana.text_content("#move-error") == ""
+    assert not ana.errors, ana.errors
+
+
 def test_an_error_from_an_earlier_move_goes_once_the_board_changes(
     http: httpx.Client, open_page: Opener
 ) -> None:
