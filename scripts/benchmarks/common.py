@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import ROOT, SCRIPTS
+from scripts.processes import children, descendants, running
 
 HOST = "127.0.0.1"
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -119,30 +120,6 @@ def _ours() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def children(pid: int) -> list[int]:
-    """The processes ``pid`` started: uvicorn's workers, the read models' process of
-    ``capes serve``, each worker's writer process."""
-    try:
-        return [int(x) for x in
-                Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-
-
-def descendants(pid: int) -> list[int]:
-    """The processes ``pid`` started and theirs: with several workers, each worker's writer
-    process is a grandchild of ``capes serve``."""
-    found = children(pid)
-    return [p for child in found for p in (child, *descendants(child))]
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
-    except OSError:
-        return ""
-
-
 class CpuWatch:
     """Cores used during a run by the servers (with the processes they started: workers, the
     read models' process), by the load generator and this script, and by every other process
@@ -191,7 +168,7 @@ def _child(pid: int | None, command: str) -> int | None:
     """The process ``pid`` started whose command line holds ``command``, if any."""
     if pid is None:
         return None
-    return next((k for k in children(pid) if command in _cmdline(k)), None)
+    return next(iter(running(children(pid), command)), None)
 
 
 def wait_quiet(limit: float, threshold: float = 0.3) -> dict[str, float]:

@@ -37,8 +37,6 @@ from benchmarks import ROOT, SCRIPTS
 from benchmarks.common import (
     HOST,
     CpuWatch,
-    _cmdline,
-    children,
     cpu_text,
     free_port,
     idle_load,
@@ -55,6 +53,7 @@ from benchmarks.syncs import stops_in_syncs, stops_text
 from benchmarks.syncs import summary as sync_summary
 from benchmarks.syncs import text as sync_text
 from benchmarks.syncs import timing as sync_timing
+from scripts.processes import children, running
 
 #: How ``capes serve`` serves the game (``api/one_write.py``: each answer in one write). The
 #: controls of the game's routes are served the same way; the bare route both ways.
@@ -325,7 +324,7 @@ def profile_server(pid: int, port: int, campaigns: Path, seconds: float, connect
     writer_raw = tmp / "writer-wall.txt"
     # The writer in a process of its own (api/writer.py): its wall clock is profiled too, at
     # the same time as the server's.
-    writers = [k for k in children(pid) if "api.writer" in _cmdline(k)]
+    writers = running(children(pid), "api.writer")
     rounds = [[(pid, gil_raw, ["-r", str(PROFILE_RATE), "--gil"])],
               [(pid, wall_raw, ["-r", str(WALL_RATE), "--idle"])]
               + [(w, writer_raw, ["-r", str(WALL_RATE), "--idle"]) for w in writers[:1]]]

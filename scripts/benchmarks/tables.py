@@ -31,7 +31,6 @@ from urllib.parse import urlsplit
 from benchmarks import SCRIPTS
 from benchmarks.common import (
     CpuWatch,
-    descendants,
     free_port,
     say,
     start_server,
@@ -39,6 +38,7 @@ from benchmarks.common import (
     wait_quiet,
     wait_ready,
 )
+from scripts.processes import descendants
 
 #: The issue's limits: the largest N that holds both is the figure.
 COMMAND_P99_MS = 50.0

@@ -11,6 +11,7 @@ import pytest
 
 from application.config import SettingError
 from application.placement import Placement, placement
+from scripts.processes import children, command_line, running
 from tests.http.helpers import RUNNING, capes_serve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,13 +77,6 @@ def _threads_cpus(pid: int) -> set[frozenset[int]]:
             for tid in os.listdir(f"/proc/{pid}/task")}
 
 
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        found += map(int, Path(f"/proc/{pid}/task/{tid}/children").read_text().split())
-    return found
-
-
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
                     reason="pinning needs a Linux machine with two CPUs or more")
 def test_capes_serve_runs_its_loop_on_one_cpu_and_writer_and_read_models_on_the_other(
@@ -92,11 +86,9 @@ def test_capes_serve_runs_its_loop_on_one_cpu_and_writer_and_read_models_on_the_
     env = {"CAPES_DB": str(tmp_path / "c.sqlite"), "CAPES_CPUS": f"{loop},{beside}"}
     with capes_serve(env, tmp_path / "serve.log") as base:
         server = RUNNING[base].pid
-        children = _children(server)
-        commands = {pid: Path(f"/proc/{pid}/cmdline").read_bytes() for pid in children}
-        writer = [pid for pid, cmd in commands.items() if b"api.writer_process" in cmd]
-        read_models = [pid for pid, cmd in commands.items() if b"projections" in cmd]
-        assert writer and read_models, commands
+        writer = running(children(server), "api.writer_process")
+        read_models = running(children(server), "projections run")
+        assert writer and read_models, [command_line(pid) for pid in children(server)]
         # Every thread, not only each process's first: they took their CPUs from it.
         assert _threads_cpus(server) == {frozenset({loop})}
         for pid in (*writer, *read_models):

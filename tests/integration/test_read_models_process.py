@@ -4,7 +4,6 @@ projections.wake, issue 15)."""
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
 import signal
@@ -28,6 +27,7 @@ from domain.capes import commands as c
 from projections.service import ReadModels, mode, open_read_models
 from projections.wake import ENV as WAKE_ENV
 from projections.wake import PARENT_ENV, Wake
+from scripts import processes
 from tests.http.helpers import RUNNING, capes_serve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,6 +40,12 @@ def eventually(check: Callable[[], bool], timeout: float = 20.0) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def read_models(serve: int) -> list[int]:
+    """The read models' process of the server ``serve`` (none between one and the next), a
+    child of whichever of its threads started it."""
+    return processes.running(processes.children(serve), "projections run")
 
 
 @pytest.fixture
@@ -146,20 +152,9 @@ def test_capes_serve_says_once_that_it_starts_its_read_models_process_again(
                      "--log-level", "warning", "--workers", workers) as base:
         serve = RUNNING[base].pid
 
-        def read_models() -> list[int]:
-            """The server's read models' process (none between one and the next), a child
-            of whichever of its threads started it."""
-            found = []
-            children = Path(f"/proc/{serve}/task").glob("*/children")
-            for pid in " ".join(c.read_text() for c in children).split():
-                with contextlib.suppress(OSError):  # a child that just ended
-                    if b"projections\0run" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                        found.append(int(pid))
-            return found
-
-        [first] = read_models()
+        [first] = read_models(serve)
         os.kill(first, signal.SIGKILL)
-        assert eventually(lambda: read_models() not in ([], [first])), log.read_text()
+        assert eventually(lambda: read_models(serve) not in ([], [first])), log.read_text()
         # Read while it runs: stopped with its process group, the process says it ended.
         said = [line for line in log.read_text().splitlines() if "process ended with" in line]
     assert len(said) == 1, said
@@ -204,9 +199,7 @@ def test_capes_serve_answers_the_timeline_of_a_command_from_its_read_models_proc
         assert timeline.status_code == 200, timeline.text
         assert timeline.json()["entries"][-1]["position"] == position
         serve = RUNNING[base].pid
-        children = Path(f"/proc/{serve}/task/{serve}/children").read_text().split()
-        assert any("projections\0run" in Path(f"/proc/{child}/cmdline").read_text()
-                   for child in children), log.read_text()
+        assert read_models(serve), log.read_text()
     assert "Read models: in a process of their own" in log.read_text()
 
 
@@ -230,8 +223,7 @@ def test_the_read_models_process_of_capes_serve_runs_at_sched_idle(tmp_path: Pat
     with capes_serve({"CAPES_DB": str(tmp_path / "c.sqlite")}, log,
                      "--log-level", "warning") as base:
         serve = RUNNING[base].pid
-        child = int(Path(f"/proc/{serve}/task/{serve}/children").read_text().split()[0])
-        assert "projections\0run" in Path(f"/proc/{child}/cmdline").read_text()
+        [child] = read_models(serve)
         assert eventually(lambda: os.sched_getscheduler(child) == os.SCHED_IDLE)
         assert os.sched_getscheduler(serve) != os.SCHED_IDLE  # the server itself is not
     assert "priority: SCHED_IDLE" in log.read_text()
@@ -287,7 +279,7 @@ def test_capes_serve_stopped_by_sigterm_stops_its_read_models_process_and_cleans
     with capes_serve({"CAPES_DB": str(tmp_path / "c.sqlite")}, tmp_path / "serve.log",
                      "--log-level", "warning") as base:
         serve = RUNNING[base]
-        child = int(Path(f"/proc/{serve.pid}/task/{serve.pid}/children").read_text().split()[0])
+        [child] = read_models(serve.pid)
         environ = Path(f"/proc/{child}/environ").read_bytes().split(b"\0")
         wake = next(v for v in environ if v.startswith(WAKE_ENV.encode() + b"=")).split(b"=")[1]
         os.kill(serve.pid, signal.SIGTERM)  # the server alone, as a service manager may

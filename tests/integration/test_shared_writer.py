@@ -6,7 +6,6 @@ when it fails."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import select
 import signal
@@ -28,6 +27,7 @@ from application.campaigns import open_campaigns
 from application.config import WRITER_SOCKET
 from cli.writer_hub import WriterHub, wanted
 from domain.capes import commands as c
+from scripts.processes import descendants, running
 from tests.http.helpers import (
     DEMO_STEPS,
     PROMPT,
@@ -63,37 +63,9 @@ def hub(tmp_path: Path) -> Iterator[tuple[WriterHub, UUID]]:
         writers.stop()
 
 
-def descendants(pid: int) -> list[int]:
-    """The processes below ``pid``, by each process's own parent (``/proc/N/stat``). Not by
-    ``/proc/PID/task/TID/children``: that lists one thread's children only (a writer started
-    again by its watching thread is not the main thread's), and the kernel says it may miss
-    children while others come and go: a CI run once found one of two writers."""
-    below: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # gone meanwhile
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])  # after the name, which may hold ")"
-        below.setdefault(parent, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        children = below.get(todo.pop(), [])
-        found += children
-        todo += children
-    return found
-
-
 def writer_processes(pid: int) -> list[int]:
     """The writer processes below ``pid``."""
-    found = []
-    for p in descendants(pid):
-        with contextlib.suppress(OSError):  # gone meanwhile
-            if b"api.writer_process" in Path(f"/proc/{p}/cmdline").read_bytes():
-                found.append(p)
-    return found
+    return running(descendants(pid), "api.writer_process")
 
 
 def test_commands_from_two_servers_on_one_campaign_go_through_one_writer_without_a_race(
