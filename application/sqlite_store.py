@@ -150,12 +150,16 @@ ROWS_PER_INSERT = 500
 
 #: Seconds between two checkpoints of the write-ahead log by :class:`Checkpointer`.
 CHECKPOINT_EVERY = 1.0
-#: Pages in the write-ahead log (4 KiB each: 64 MiB) past which a checkpoint waits for the
+#: Pages in the write-ahead log (4 KiB each: 256 MiB) past which a checkpoint waits for the
 #: readers and starts the log again from its beginning (see :meth:`Checkpointer.checkpoint`).
 #: Why so many: that checkpoint holds the writer back for 5 to 20 ms, and a busy server's log
-#: grows by some 2,500 pages a second (at 4,096 it came every other second, and about one
-#: command in a hundred waited for it).
-MAX_LOG_PAGES = 16_384
+#: grows by 2,500 to 8,500 pages a second (at 4,096 it came every other second, and about one
+#: command in a hundred waited for it; at 16,384, on a fast machine at the half load of issue
+#: 15's benchmark, every other second again, each time holding a commit 8 to 11 ms while the
+#: commands behind it queued: episodes of some 50 ms in which they took up to 25 ms). The log
+#: keeps its size once grown (see :meth:`Checkpointer.checkpoint`): up to 256 MiB of disk
+#: beside the database.
+MAX_LOG_PAGES = 65_536
 #: Tries of that restart before the round gives up (the next round tries again), and the
 #: seconds between two: each try holds the writers only while it runs, never while it waits.
 RESTART_TRIES = 20
