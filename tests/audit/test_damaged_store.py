@@ -8,6 +8,7 @@ decoded is a 423 naming its position, never a 500. (R-FAIR-6, R-FAIR-7.)
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -88,16 +89,18 @@ def a_table(db: Path) -> tuple[Campaigns, Table, dict[str, str]]:
 
 
 def forge_snapshots(db: Path, before: bytes, after: bytes) -> int:
-    """Edit every stored snapshot's bytes; how many were changed."""
+    """Edit every stored snapshot's JSON (inside its compression, as a forger would); how many
+    were changed."""
     with sqlite_file(db) as conn:
         rows = conn.execute("SELECT originator_id, originator_version, state "
                             "FROM stored_snapshots").fetchall()
         changed = 0
         for originator, version, state in rows:
-            if before in bytes(state):
+            body = zlib.decompress(state)
+            if before in body:
                 conn.execute("UPDATE stored_snapshots SET state=? WHERE originator_id=? AND "
                              "originator_version=?",
-                             (bytes(state).replace(before, after), originator, version))
+                             (zlib.compress(body.replace(before, after)), originator, version))
                 changed += 1
     return changed
 

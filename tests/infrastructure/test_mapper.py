@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import zlib
 from datetime import UTC, datetime, timedelta, timezone
 from uuid import UUID, uuid4
 
 import pytest
+from eventsourcing.compressor import ZlibCompressor
 from eventsourcing.persistence import MapperDeserialisationError, StoredEvent
 
 from application.mapper import MsgspecMapper, SnapshotDecodeError, topic
@@ -85,19 +87,54 @@ def test_a_non_utc_timestamp_keeps_its_instant(mapper: MsgspecMapper) -> None:
     assert back.timestamp == local
 
 
-def test_a_snapshot_round_trips_with_the_editions_state_type(mapper: MsgspecMapper) -> None:
-    state = get_edition("capes").initial_state()
+def a_snapshot() -> Snapshot:
     now = datetime.now(UTC)
-    snapshot = Snapshot(
+    return Snapshot(
         originator_id=uuid4(), originator_version=100, timestamp=now, created_on=now,
-        edition="capes", rules_version="capes-1.0", state=state,
+        edition="capes", rules_version="capes-1.0", state=get_edition("capes").initial_state(),
     )
+
+
+def test_a_snapshot_round_trips_with_the_editions_state_type(mapper: MsgspecMapper) -> None:
+    snapshot = a_snapshot()
 
     stored = mapper.to_stored_event(snapshot)
 
     assert stored.topic == "snapshot:capes"
     assert mapper.to_domain_event(stored) == snapshot
-    assert type(mapper.to_domain_event(stored).state) is type(state)
+    assert type(mapper.to_domain_event(stored).state) is type(snapshot.state)
+
+
+def test_a_snapshot_is_stored_compressed_and_one_stored_as_json_before_still_loads(
+    mapper: MsgspecMapper,
+) -> None:
+    snapshot = a_snapshot()
+
+    stored = mapper.to_stored_event(snapshot)
+    as_json = zlib.decompress(stored.state)
+
+    assert json.loads(as_json)["edition"] == "capes"
+    assert len(stored.state) < len(as_json)
+    before = StoredEvent(stored.originator_id, 100, stored.topic, as_json)  # an older server's
+    assert mapper.to_domain_event(before) == snapshot
+
+
+def test_a_store_with_its_own_compressor_compresses_a_snapshot_once() -> None:
+    compressing = MsgspecMapper(compressor=ZlibCompressor())
+    snapshot = a_snapshot()
+
+    stored = compressing.to_stored_event(snapshot)
+
+    assert json.loads(zlib.decompress(stored.state))["edition"] == "capes"
+    assert compressing.to_domain_event(stored) == snapshot
+
+
+def test_a_damaged_compressed_snapshot_is_a_snapshot_decode_error(mapper: MsgspecMapper) -> None:
+    stored = mapper.to_stored_event(a_snapshot())
+    damaged = StoredEvent(stored.originator_id, 100, stored.topic, stored.state[:-8])
+
+    with pytest.raises(SnapshotDecodeError):
+        mapper.to_domain_event(damaged)
 
 
 def test_an_unknown_topic_or_a_bad_body_cannot_be_decoded(mapper: MsgspecMapper) -> None:
