@@ -86,9 +86,10 @@ def test_capes_serve_runs_its_loop_on_one_cpu_and_writer_and_read_models_on_the_
     env = {"CAPES_DB": str(tmp_path / "c.sqlite"), "CAPES_CPUS": f"{loop},{beside}"}
     with capes_serve(env, tmp_path / "serve.log") as base:
         server = RUNNING[base].pid
-        writer = running(children(server), "api.writer_process")
-        read_models = running(children(server), "projections run")
-        assert writer and read_models, [command_line(pid) for pid in children(server)]
+        started = children(server)
+        writer = running(started, "api.writer_process")
+        read_models = running(started, "projections run")
+        assert writer and read_models, [command_line(pid) for pid in started]
         # Every thread, not only each process's first: they took their CPUs from it.
         assert _threads_cpus(server) == {frozenset({loop})}
         for pid in (*writer, *read_models):
